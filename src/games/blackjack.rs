@@ -1,0 +1,1 @@
+//! Blackjack as in Sutton & Barto, Example 5.3 (written by the tabular baselines work).

@@ -1,0 +1,338 @@
+//! Players and the player spec strings every command uses (`random`, `human`, `rules`,
+//! `minimax:4`, `solver`, `mcts:800`, `best`, `latest`, `model:PATH`, `ql:PATH`).
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use anyhow::{anyhow, bail, Context, Result};
+use rand::{Rng, SeedableRng};
+
+use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
+
+/// The seedable generator used everywhere: every random choice flows from a user seed.
+pub type Rng64 = rand_pcg::Pcg64Mcg;
+
+pub fn rng_from_seed(seed: u64) -> Rng64 {
+    Rng64::seed_from_u64(seed)
+}
+
+/// Something that picks moves in a game.
+pub trait Agent<G: Game>: Send {
+    /// Starts a new game; `seed` is derived from the match seed and the game's index, so a
+    /// match gives the same result however its games are spread over threads.
+    fn new_game(&mut self, _seed: u64) {}
+    /// Picks a legal move in a position that is not over.
+    fn choose(&mut self, pos: &G) -> Result<Move>;
+    /// Told of every move played (its own and the opponent's), e.g. for tree reuse.
+    fn observe(&mut self, _before: &G, _m: Move) {}
+    /// Told the final position.
+    fn game_over(&mut self, _pos: &G) {}
+}
+
+/// A parsed player spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerSpec {
+    Random,
+    Human,
+    Rules,
+    Minimax(u32),
+    Solver,
+    Mcts(u32),
+    Best,
+    Latest,
+    Model(PathBuf),
+    QTable(PathBuf),
+}
+
+pub const SPEC_HELP: &str =
+    "random, human, rules, minimax:DEPTH, solver, mcts:SIMS, best, latest, \
+                             model:PATH, ql:PATH";
+
+impl FromStr for PlayerSpec {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let (head, arg) = match s.split_once(':') {
+            Some((h, a)) => (h, Some(a)),
+            None => (s, None),
+        };
+        let number = |what: &str| -> Result<u32> {
+            let a = arg.ok_or_else(|| anyhow!("player '{s}' needs a {what}, e.g. '{head}:4'"))?;
+            let n: u32 = a
+                .parse()
+                .map_err(|_| anyhow!("player '{s}': '{a}' is not a {what} (a whole number)"))?;
+            if n == 0 {
+                bail!("player '{s}': the {what} must be at least 1");
+            }
+            Ok(n)
+        };
+        let path = |what: &str| -> Result<PathBuf> {
+            match arg {
+                Some(a) if !a.is_empty() => Ok(PathBuf::from(a)),
+                _ => bail!("player '{s}' needs a path, e.g. '{head}:{what}'"),
+            }
+        };
+        let no_arg = |spec: PlayerSpec| -> Result<PlayerSpec> {
+            match arg {
+                None => Ok(spec),
+                Some(_) => bail!("player '{head}' takes no ':' argument (got '{s}')"),
+            }
+        };
+        match head {
+            "random" => no_arg(PlayerSpec::Random),
+            "human" => no_arg(PlayerSpec::Human),
+            "rules" => no_arg(PlayerSpec::Rules),
+            "solver" => no_arg(PlayerSpec::Solver),
+            "best" => no_arg(PlayerSpec::Best),
+            "latest" => no_arg(PlayerSpec::Latest),
+            "minimax" => Ok(PlayerSpec::Minimax(number("depth")?)),
+            "mcts" => Ok(PlayerSpec::Mcts(number("number of simulations")?)),
+            "model" => Ok(PlayerSpec::Model(path("models/connect4/best.safetensors")?)),
+            "ql" => Ok(PlayerSpec::QTable(path("qtable.bin")?)),
+            _ => bail!("unknown player '{s}'; players are: {SPEC_HELP}"),
+        }
+    }
+}
+
+impl std::fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::Human => write!(f, "human"),
+            PlayerSpec::Rules => write!(f, "rules"),
+            PlayerSpec::Minimax(d) => write!(f, "minimax:{d}"),
+            PlayerSpec::Solver => write!(f, "solver"),
+            PlayerSpec::Mcts(n) => write!(f, "mcts:{n}"),
+            PlayerSpec::Best => write!(f, "best"),
+            PlayerSpec::Latest => write!(f, "latest"),
+            PlayerSpec::Model(p) => write!(f, "model:{}", p.display()),
+            PlayerSpec::QTable(p) => write!(f, "ql:{}", p.display()),
+        }
+    }
+}
+
+/// What building a player may need beyond its spec.
+#[derive(Clone, Debug)]
+pub struct BuildContext {
+    /// Where `best` and `latest` live (`models/<game>/`).
+    pub models_dir: PathBuf,
+    /// Simulations per move for network players (`best`, `latest`, `model:`).
+    pub sims: Option<u32>,
+}
+
+impl Default for BuildContext {
+    fn default() -> Self {
+        BuildContext {
+            models_dir: PathBuf::from("models"),
+            sims: None,
+        }
+    }
+}
+
+/// Players that exist only for some games (`rules`, `solver`, ...): each game says which it has.
+pub trait Playable: Game {
+    fn rules_agent() -> Result<Box<dyn Agent<Self>>> {
+        bail!("there is no rule-based player for {}", Self::NAME)
+    }
+    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
+        bail!("there is no solver for {}", Self::NAME)
+    }
+}
+
+impl Playable for TicTacToe {}
+impl Playable for Connect4 {}
+impl Playable for Othello4 {}
+
+impl PlayerSpec {
+    /// Whether the player needs the terminal (so a match must run on one thread).
+    pub fn is_interactive(&self) -> bool {
+        matches!(self, PlayerSpec::Human)
+    }
+
+    /// Builds a fresh player for game `G`.
+    pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
+        let _ = ctx;
+        let agent: Result<Box<dyn Agent<G>>> = match self {
+            PlayerSpec::Random => Ok(Box::new(RandomAgent::new())),
+            PlayerSpec::Human => Ok(Box::new(HumanAgent::stdio())),
+            PlayerSpec::Rules => G::rules_agent(),
+            PlayerSpec::Solver => G::solver_agent(),
+            other => Err(anyhow!("player '{other}' is not available yet")),
+        };
+        agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))
+    }
+}
+
+/// Plays uniformly at random among the legal moves.
+pub struct RandomAgent {
+    rng: Rng64,
+}
+
+impl RandomAgent {
+    pub fn new() -> Self {
+        RandomAgent {
+            rng: rng_from_seed(0),
+        }
+    }
+}
+
+impl Default for RandomAgent {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<G: Game> Agent<G> for RandomAgent {
+    fn new_game(&mut self, seed: u64) {
+        self.rng = rng_from_seed(seed);
+    }
+    fn choose(&mut self, pos: &G) -> Result<Move> {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            bail!("no legal move: the game is over");
+        }
+        Ok(moves[self.rng.random_range(0..moves.len())])
+    }
+}
+
+/// The user quit a game.
+#[derive(Debug, thiserror::Error)]
+#[error("the human player quit")]
+pub struct Quit;
+
+/// A person at the terminal: shows the board, asks for a move, asks again on garbled or illegal
+/// input, and accepts `quit`.
+pub struct HumanAgent {
+    input: Box<dyn BufRead + Send>,
+    output: Box<dyn Write + Send>,
+}
+
+impl HumanAgent {
+    pub fn stdio() -> Self {
+        HumanAgent {
+            input: Box::new(std::io::BufReader::new(std::io::stdin())),
+            output: Box::new(std::io::stdout()),
+        }
+    }
+    pub fn new(input: Box<dyn BufRead + Send>, output: Box<dyn Write + Send>) -> Self {
+        HumanAgent { input, output }
+    }
+}
+
+fn side_name<G: Game>(p: Player) -> &'static str {
+    match (G::NAME, p) {
+        ("tictactoe", Player::First) => "X",
+        ("tictactoe", Player::Second) => "O",
+        (_, Player::First) => "●",
+        (_, Player::Second) => "◯",
+    }
+}
+
+impl<G: Game> Agent<G> for HumanAgent {
+    fn choose(&mut self, pos: &G) -> Result<Move> {
+        let legal: Vec<String> = pos
+            .legal_moves()
+            .iter()
+            .map(|&m| pos.format_move(m))
+            .collect();
+        writeln!(self.output, "\n{}", pos.display())?;
+        loop {
+            write!(
+                self.output,
+                "Your move as {} ({}; 'quit' to stop): ",
+                side_name::<G>(pos.to_move()),
+                legal.join(" ")
+            )?;
+            self.output.flush()?;
+            let mut line = String::new();
+            if self.input.read_line(&mut line)? == 0 {
+                return Err(Quit.into());
+            }
+            let line = line.trim();
+            if line.eq_ignore_ascii_case("quit") || line.eq_ignore_ascii_case("q") {
+                return Err(Quit.into());
+            }
+            match pos.parse_move(line) {
+                Ok(m) if pos.is_legal(m) => return Ok(m),
+                Ok(m) => writeln!(
+                    self.output,
+                    "{} is not legal here; legal moves: {}",
+                    pos.format_move(m),
+                    legal.join(" ")
+                )?,
+                Err(e) => writeln!(self.output, "{e}")?,
+            }
+        }
+    }
+    fn game_over(&mut self, pos: &G) {
+        let verdict = match pos.outcome() {
+            Some(Outcome::Draw) => "a draw".to_string(),
+            Some(Outcome::Win(p)) => format!("{} wins", side_name::<G>(p)),
+            None => "unfinished".to_string(),
+        };
+        let _ = writeln!(self.output, "\n{}Game over: {verdict}.", pos.display());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn specs_parse_and_errors_list_the_players() {
+        assert_eq!(
+            "minimax:4".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Minimax(4)
+        );
+        assert_eq!(
+            "model:a/b.safetensors".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Model("a/b.safetensors".into())
+        );
+        let e = "minimax".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(e.contains("depth"), "{e}");
+        let e = "minimax:x".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(e.contains("not a depth"), "{e}");
+        let e = "alphago".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(
+            e.contains("unknown player") && e.contains("minimax:DEPTH"),
+            "{e}"
+        );
+        assert!("random:3".parse::<PlayerSpec>().is_err());
+        assert!("mcts:0".parse::<PlayerSpec>().is_err());
+        assert!("ql:".parse::<PlayerSpec>().is_err());
+    }
+
+    #[derive(Clone, Default)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl Write for Sink {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn human_reasks_on_bad_input_and_quits() {
+        let sink = Sink::default();
+        let input = "banana\n9\n4\n".as_bytes();
+        let mut h = HumanAgent::new(Box::new(input), Box::new(sink.clone()));
+        let pos = Connect4::new();
+        let m = Agent::<Connect4>::choose(&mut h, &pos).unwrap();
+        assert_eq!(m, 3);
+        let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("column number"), "{text}");
+        assert!(text.contains("columns are numbered 1-7"), "{text}");
+
+        let full = Connect4::parse_position("111111").unwrap();
+        let sink = Sink::default();
+        let mut h = HumanAgent::new(Box::new("1\nquit\n".as_bytes()), Box::new(sink.clone()));
+        let e = Agent::<Connect4>::choose(&mut h, &full).unwrap_err();
+        assert!(e.is::<Quit>());
+        let text = String::from_utf8(sink.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("1 is not legal"), "{text}");
+    }
+}
