@@ -268,7 +268,7 @@ mod tests {
         // b1 flips b2 (white) to black
         assert_eq!(q.discs(Player::First).count_ones(), 4);
         assert_eq!(q.discs(Player::Second).count_ones(), 1);
-        assert!(q.try_play(q.parse_move("a1").unwrap()).is_err());
+        assert!(q.try_play(q.parse_move("d4").unwrap()).is_err());
     }
 
     /// Plays random games to the end and checks passes and the double-pass end.
