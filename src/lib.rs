@@ -9,4 +9,7 @@
 pub mod arena;
 pub mod cli;
 pub mod games;
+pub mod nn;
 pub mod players;
+pub mod search;
+pub mod zero;

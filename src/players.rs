@@ -118,13 +118,22 @@ pub struct BuildContext {
     pub models_dir: PathBuf,
     /// Simulations per move for network players (`best`, `latest`, `model:`).
     pub sims: Option<u32>,
+    /// Opening plies network players choose by visit-proportional sampling, so games differ.
+    pub random_plies: u32,
+    /// Network players print their estimate and top moves (for `zero play`).
+    pub verbose: bool,
 }
+
+/// Simulations per move of a network player when `--sims` is not given.
+pub const DEFAULT_NET_SIMS: u32 = 200;
 
 impl Default for BuildContext {
     fn default() -> Self {
         BuildContext {
             models_dir: PathBuf::from("models"),
             sims: None,
+            random_plies: 0,
+            verbose: false,
         }
     }
 }
@@ -151,12 +160,24 @@ impl PlayerSpec {
 
     /// Builds a fresh player for game `G`.
     pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
-        let _ = ctx;
+        let net = |path: PathBuf| -> Result<Box<dyn Agent<G>>> {
+            let sims = ctx.sims.unwrap_or(DEFAULT_NET_SIMS);
+            Ok(Box::new(crate::zero::agent::net_agent::<G>(
+                &path,
+                sims,
+                ctx.random_plies,
+                ctx.verbose,
+            )?))
+        };
         let agent: Result<Box<dyn Agent<G>>> = match self {
             PlayerSpec::Random => Ok(Box::new(RandomAgent::new())),
             PlayerSpec::Human => Ok(Box::new(HumanAgent::stdio())),
             PlayerSpec::Rules => G::rules_agent(),
             PlayerSpec::Solver => G::solver_agent(),
+            PlayerSpec::Mcts(sims) => Ok(Box::new(crate::zero::agent::rollout_agent::<G>(*sims))),
+            PlayerSpec::Best => net(ctx.models_dir.join("best.safetensors")),
+            PlayerSpec::Latest => net(ctx.models_dir.join("latest.safetensors")),
+            PlayerSpec::Model(path) => net(path.clone()),
             other => Err(anyhow!("player '{other}' is not available yet")),
         };
         agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))

@@ -27,6 +27,9 @@ pub struct Args {
     /// Simulations per move for network players.
     #[arg(long)]
     sims: Option<u32>,
+    /// Opening plies that network players choose by sampling, so their games differ.
+    #[arg(long, default_value_t = 2)]
+    random_plies: u32,
     /// Where `best` and `latest` are found.
     #[arg(long, default_value = "models")]
     models: std::path::PathBuf,
@@ -46,6 +49,8 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
+        random_plies: args.random_plies,
+        verbose: false,
     };
     // Build once up front so a bad spec fails before any game starts.
     args.a.build::<G>(&ctx)?;

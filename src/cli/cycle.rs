@@ -1,23 +1,59 @@
-//! `zero cycle`: self-play, training and evaluation in a loop.
+//! `zero cycle`: self-play, training and evaluation in a loop, resumable.
 
 use anyhow::Result;
 
-use crate::games::GameKind;
+use super::run_args::RunArgs;
+use crate::players::Playable;
+use crate::zero::cycle::run_cycle;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
-    game: GameKind,
-    /// Number of iterations of self-play, training and evaluation.
+    #[command(flatten)]
+    run: RunArgs,
+    /// Iterations to complete in all (a rerun continues from where the last one stopped).
     #[arg(long, default_value_t = 15)]
     iterations: u32,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    anyhow::bail!(
-        "the self-play pipeline is not built yet (issue 4); `zero cycle --game {} --iterations {}` \
-         will train a model once it is. Meanwhile try `zero arena`, `zero perft` or `zero info`.",
-        args.game,
-        args.iterations
-    )
+    crate::with_board_game!(args.run.game, G => run_for::<G>(&args))
+}
+
+fn run_for<G: Playable>(args: &Args) -> Result<()> {
+    let (paths, cfg) = args.run.open()?;
+    let json = args.run.json;
+    if !json {
+        eprintln!(
+            "zero cycle: {} with preset '{}' ({}, {} games x {} sims per iteration), {} iterations; \
+             files in {} and {}",
+            G::NAME,
+            cfg.preset,
+            cfg.arch,
+            cfg.games,
+            cfg.sims,
+            args.iterations,
+            paths.models.display(),
+            paths.data.display()
+        );
+    }
+    let started = std::time::Instant::now();
+    let mut report = |line: &serde_json::Value| {
+        if json {
+            println!("{line}");
+        } else {
+            println!("{}", super::describe_stage(line));
+        }
+    };
+    let state = run_cycle::<G>(&cfg, &paths, args.iterations, !json, &mut report)?;
+    if !json {
+        eprintln!(
+            "done: {} iterations complete in {} ({:.1} min this run); play it with \
+             `zero play --game {} --against best`",
+            state.iteration - 1,
+            paths.models.display(),
+            started.elapsed().as_secs_f64() / 60.0,
+            G::NAME
+        );
+    }
+    Ok(())
 }

@@ -5,6 +5,8 @@ mod cycle;
 mod info;
 mod perft;
 mod play;
+mod run_args;
+mod stages;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -31,8 +33,14 @@ enum Command {
     Perft(perft::Args),
     /// Play a game in the terminal against a player.
     Play(play::Args),
-    /// Self-play, training and evaluation in a loop.
+    /// Self-play, training and evaluation in a loop (resumable).
     Cycle(cycle::Args),
+    /// Self-play games with the best network (one iteration's worth).
+    Selfplay(stages::Args),
+    /// Train the latest network on the replay window.
+    Train(stages::Args),
+    /// Play latest against best and promote it if it wins.
+    Evaluate(stages::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -44,6 +52,9 @@ pub fn main() -> i32 {
         Command::Perft(a) => perft::run(a),
         Command::Play(a) => play::run(a),
         Command::Cycle(a) => cycle::run(a),
+        Command::Selfplay(a) => stages::run(stages::Which::SelfPlay, a),
+        Command::Train(a) => stages::run(stages::Which::Train, a),
+        Command::Evaluate(a) => stages::run(stages::Which::Evaluate, a),
     };
     match result {
         Ok(()) => 0,
@@ -87,4 +98,37 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
+}
+
+/// One line for people about a finished stage of the cycle.
+pub fn describe_stage(v: &serde_json::Value) -> String {
+    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+    let i = v["iteration"].as_u64().unwrap_or(0);
+    match v["stage"].as_str() {
+        Some("selfplay") => format!(
+            "iteration {i}: self-play {} games, {} positions in {:.0} s ({:.0} positions/s, {:.0} evals/s, batch {:.0}, cache hits {:.0}%)",
+            v["games"], v["positions"], f("seconds"), f("positions_per_s"), f("nn_evals_per_s"),
+            f("mean_batch"), 100.0 * f("cache_hit_rate")
+        ),
+        Some("evaluate") => {
+            let mut s = format!(
+                "iteration {i}: latest scored {:.1}% against best: {} (best is generation {})",
+                100.0 * f("score_vs_best"),
+                if v["promoted"].as_bool() == Some(true) { "promoted" } else { "kept the old best" },
+                v["generation"]
+            );
+            if let Some(b) = v.get("benchmark").filter(|b| !b.is_null()) {
+                s.push_str(&format!(
+                    "; best vs {}: {}-{}-{} (W-L-D)",
+                    b["b"].as_str().unwrap_or("?"),
+                    b["total"]["wins"], b["total"]["losses"], b["total"]["draws"]
+                ));
+            }
+            s
+        }
+        _ => format!(
+            "iteration {i}: trained {} steps on {} positions in {:.0} s (policy loss {:.3}, value loss {:.3})",
+            v["steps"], v["samples"], f("seconds"), f("policy_loss"), f("value_loss")
+        ),
+    }
 }

@@ -33,6 +33,8 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
+        random_plies: 0,
+        verbose: true,
     };
     let mut opponent = args.against.build::<G>(&ctx)?;
     let mut human = HumanAgent::stdio();

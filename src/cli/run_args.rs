@@ -1,0 +1,57 @@
+//! Arguments shared by the pipeline's subcommands (cycle, selfplay, train, evaluate).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::games::GameKind;
+use crate::zero::config::RunConfig;
+use crate::zero::cycle::{open_run, RunPaths};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
+    pub game: GameKind,
+    /// Settings preset: default (follows the device), cpu, gpu, tiny, material.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Seed of every random choice of the run.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Also play `best` against this player every iteration (e.g. minimax:4 or solver).
+    #[arg(long)]
+    pub benchmark: Option<String>,
+    /// Games against the benchmark player per iteration.
+    #[arg(long, default_value_t = 20)]
+    pub benchmark_games: u64,
+    /// Where models live (`<models>/<game>/best.safetensors`, ...).
+    #[arg(long, default_value = "models")]
+    pub models: PathBuf,
+    /// Where self-play records live (`<data>/<game>/iter-NNNN/`).
+    #[arg(long, default_value = "data")]
+    pub data: PathBuf,
+    /// Print results as JSON lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl RunArgs {
+    /// The run's paths and configuration (the saved one when resuming).
+    pub fn open(&self) -> Result<(RunPaths, RunConfig)> {
+        let paths = RunPaths::new(&self.models, &self.data, self.game.name());
+        let cuda = tch::Cuda::is_available();
+        let mut cfg =
+            RunConfig::preset(self.preset.as_deref().unwrap_or("default"), self.game, cuda)?;
+        if let Some(s) = self.seed {
+            cfg.seed = s;
+        }
+        if let Some(b) = &self.benchmark {
+            let _: crate::players::PlayerSpec = b.parse()?;
+            cfg.benchmark = Some(b.clone());
+            cfg.benchmark_games = self.benchmark_games;
+        }
+        let explicit = self.preset.is_some() || self.seed.is_some() || self.benchmark.is_some();
+        let cfg = open_run(&paths, &cfg, explicit)?;
+        Ok((paths, cfg))
+    }
+}

@@ -1,0 +1,606 @@
+//! PUCT Monte Carlo tree search (AlphaZero), batched: a search hands out leaves to evaluate
+//! (several at once with virtual loss), the caller evaluates them together with whatever
+//! evaluator it has (a network, random rollouts, a uniform prior), then hands the results back.
+//!
+//! Values in the tree are stored from the view of the player who moved *into* a node, so a
+//! parent picks the child with the highest `w / n`. Every move (an Othello pass too) switches
+//! the side to move, so values just flip sign on the way up.
+
+use anyhow::{bail, Result};
+use arrayvec::ArrayVec;
+use rand::Rng;
+use rand_distr::{Distribution, Gamma};
+
+use crate::games::{Game, Move};
+use crate::players::Rng64;
+
+/// Search settings.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct MctsConfig {
+    /// Exploration constant of PUCT.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise mixed into the root priors (0 to turn it off, as in play).
+    pub noise_fraction: f32,
+    /// Dirichlet alpha; 0 picks 10 / (number of legal moves), scaling with branching.
+    pub dirichlet_alpha: f32,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            noise_fraction: 0.0,
+            dirichlet_alpha: 0.0,
+        }
+    }
+}
+
+const UNEXPANDED: u8 = 0;
+const EXPANDED: u8 = 1;
+const TERMINAL: u8 = 2;
+const PENDING: u8 = 3;
+
+/// Virtual loss added on the way down so that concurrent leaves spread out.
+const VIRTUAL_LOSS: f32 = 1.0;
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    first_child: u32,
+    n_children: u8,
+    mv: Move,
+    state: u8,
+    visits: u32,
+    /// Sum of values from the view of the player who moved into this node.
+    value_sum: f32,
+    prior: f32,
+    /// For a terminal node: its exact value for the player who moved into it.
+    terminal_value: f32,
+}
+
+impl Node {
+    fn new(mv: Move, prior: f32) -> Node {
+        Node {
+            first_child: 0,
+            n_children: 0,
+            mv,
+            state: UNEXPANDED,
+            visits: 0,
+            value_sum: 0.0,
+            prior,
+            terminal_value: 0.0,
+        }
+    }
+}
+
+/// The path from the root to a leaf (node indices), at most one node a ply.
+type Path = ArrayVec<u32, 64>;
+
+/// A leaf waiting for evaluation: the caller evaluates `pos` and calls [`Tree::complete`].
+#[derive(Clone, Debug)]
+pub struct Leaf<G> {
+    pub pos: G,
+    path: Path,
+}
+
+/// What one step of selection found.
+pub enum Selection<G> {
+    /// A position to evaluate.
+    Leaf(Leaf<G>),
+    /// A finished game was reached and backed up at once.
+    Terminal,
+    /// The path ran into a leaf already waiting for evaluation; nothing changed.
+    Collision,
+}
+
+/// A search tree over positions of `G`, with reuse between moves.
+pub struct Tree<G: Game> {
+    nodes: Vec<Node>,
+    root_pos: G,
+    config: MctsConfig,
+}
+
+impl<G: Game> Tree<G> {
+    pub fn new(pos: G, config: MctsConfig) -> Tree<G> {
+        let mut nodes = Vec::with_capacity(1024);
+        nodes.push(Node::new(0, 1.0));
+        Tree {
+            nodes,
+            root_pos: pos,
+            config,
+        }
+    }
+
+    pub fn root_pos(&self) -> &G {
+        &self.root_pos
+    }
+
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    pub fn set_config(&mut self, config: MctsConfig) {
+        self.config = config;
+    }
+
+    /// Visits of the root (simulations so far, reused ones included).
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[0].visits
+    }
+
+    pub fn root_expanded(&self) -> bool {
+        self.nodes[0].state == EXPANDED
+    }
+
+    /// The root's value for the side to move there, in [-1, 1].
+    pub fn root_value(&self) -> f32 {
+        let r = &self.nodes[0];
+        if r.visits == 0 {
+            0.0
+        } else {
+            -r.value_sum / r.visits as f32
+        }
+    }
+
+    /// (move, visits, value for the mover, prior) of each root child.
+    pub fn root_children(&self) -> Vec<(Move, u32, f32, f32)> {
+        let r = &self.nodes[0];
+        (0..r.n_children as usize)
+            .map(|i| {
+                let c = &self.nodes[r.first_child as usize + i];
+                let q = if c.visits > 0 {
+                    c.value_sum / c.visits as f32
+                } else {
+                    f32::NAN
+                };
+                (c.mv, c.visits, q, c.prior)
+            })
+            .collect()
+    }
+
+    /// The visit distribution at the root, over all actions.
+    pub fn policy(&self) -> Vec<f32> {
+        let mut p = vec![0.0; G::NUM_ACTIONS];
+        let kids = self.root_children();
+        let total: u32 = kids.iter().map(|k| k.1).sum();
+        if total == 0 {
+            let n = kids.len().max(1) as f32;
+            for k in &kids {
+                p[k.0 as usize] = 1.0 / n;
+            }
+        } else {
+            for k in &kids {
+                p[k.0 as usize] = k.1 as f32 / total as f32;
+            }
+        }
+        p
+    }
+
+    /// Mixes Dirichlet noise into the root priors (the root must be expanded).
+    pub fn add_root_noise(&mut self, rng: &mut Rng64) {
+        let cfg = self.config;
+        let root = self.nodes[0];
+        let n = root.n_children as usize;
+        if cfg.noise_fraction <= 0.0 || n < 2 || root.state != EXPANDED {
+            return;
+        }
+        let alpha = if cfg.dirichlet_alpha > 0.0 {
+            cfg.dirichlet_alpha
+        } else {
+            10.0 / n as f32
+        };
+        let Ok(gamma) = Gamma::new(alpha as f64, 1.0) else {
+            return;
+        };
+        let mut noise: ArrayVec<f64, 32> = (0..n).map(|_| gamma.sample(rng)).collect();
+        let sum: f64 = noise.iter().sum();
+        if sum <= 0.0 {
+            return;
+        }
+        for x in noise.iter_mut() {
+            *x /= sum;
+        }
+        let f = cfg.noise_fraction;
+        for (i, x) in noise.iter().enumerate() {
+            let c = &mut self.nodes[root.first_child as usize + i];
+            c.prior = (1.0 - f) * c.prior + f * *x as f32;
+        }
+    }
+
+    /// Walks down by PUCT to a leaf, adding virtual loss along the way.
+    pub fn select(&mut self) -> Selection<G> {
+        let mut path = Path::new();
+        let mut pos = self.root_pos.clone();
+        let mut idx = 0u32;
+        loop {
+            path.push(idx);
+            let node = self.nodes[idx as usize];
+            match node.state {
+                EXPANDED if node.n_children > 0 => {
+                    idx = self.best_child(idx);
+                    pos.play(self.nodes[idx as usize].mv);
+                    if path.is_full() {
+                        // Cannot happen for these games (a path is at most one node a ply).
+                        return Selection::Collision;
+                    }
+                }
+                PENDING => return Selection::Collision,
+                TERMINAL => {
+                    let v = node.terminal_value;
+                    self.apply_virtual_loss(&path);
+                    self.backup(&path, v);
+                    return Selection::Terminal;
+                }
+                _ => {
+                    // UNEXPANDED (or expanded with no children, which cannot happen)
+                    if let Some(outcome) = pos.outcome() {
+                        // The player who moved into this node is the one not to move now.
+                        let v = outcome.value_for(pos.to_move().other());
+                        let n = &mut self.nodes[idx as usize];
+                        n.state = TERMINAL;
+                        n.terminal_value = v;
+                        self.apply_virtual_loss(&path);
+                        self.backup(&path, v);
+                        return Selection::Terminal;
+                    }
+                    self.nodes[idx as usize].state = PENDING;
+                    self.apply_virtual_loss(&path);
+                    return Selection::Leaf(Leaf { pos, path });
+                }
+            }
+        }
+    }
+
+    fn best_child(&self, idx: u32) -> u32 {
+        let node = &self.nodes[idx as usize];
+        let cfg = &self.config;
+        let sqrt_n = (node.visits.max(1) as f32).sqrt();
+        // The parent's value for its mover, for first-play urgency.
+        let parent_q = if node.visits > 0 {
+            -node.value_sum / node.visits as f32
+        } else {
+            0.0
+        };
+        let fpu = parent_q - cfg.fpu_reduction;
+        let first = node.first_child as usize;
+        let mut best = first;
+        let mut best_score = f32::NEG_INFINITY;
+        for i in first..first + node.n_children as usize {
+            let c = &self.nodes[i];
+            let q = if c.visits > 0 {
+                c.value_sum / c.visits as f32
+            } else {
+                fpu
+            };
+            let score = q + cfg.c_puct * c.prior * sqrt_n / (1.0 + c.visits as f32);
+            if score > best_score {
+                best_score = score;
+                best = i;
+            }
+        }
+        best as u32
+    }
+
+    fn apply_virtual_loss(&mut self, path: &Path) {
+        for &i in path {
+            let n = &mut self.nodes[i as usize];
+            n.visits += 1;
+            n.value_sum -= VIRTUAL_LOSS;
+        }
+    }
+
+    /// Backs up `value` (for the player who moved into the last node of `path`), removing the
+    /// virtual loss added on the way down.
+    fn backup(&mut self, path: &Path, value: f32) {
+        let mut v = value;
+        for &i in path.iter().rev() {
+            self.nodes[i as usize].value_sum += v + VIRTUAL_LOSS;
+            v = -v;
+        }
+    }
+
+    /// Expands an evaluated leaf with `policy` (over all actions; renormalised over the legal
+    /// moves) and backs up `value` (for the side to move at the leaf).
+    pub fn complete(&mut self, leaf: &Leaf<G>, policy: &[f32], value: f32) {
+        let Some(&idx) = leaf.path.last() else {
+            return;
+        };
+        let moves = leaf.pos.legal_moves();
+        let first = self.nodes.len() as u32;
+        let total: f32 = moves.iter().map(|&m| policy[m as usize].max(0.0)).sum();
+        for &m in &moves {
+            let p = if total > 0.0 {
+                policy[m as usize].max(0.0) / total
+            } else {
+                1.0 / moves.len() as f32
+            };
+            self.nodes.push(Node::new(m, p));
+        }
+        let n = &mut self.nodes[idx as usize];
+        n.first_child = first;
+        n.n_children = moves.len() as u8;
+        n.state = EXPANDED;
+        self.backup(&leaf.path, -value);
+    }
+
+    /// Makes `m` the root, keeping its subtree (tree reuse).
+    pub fn advance(&mut self, m: Move) {
+        let mut next = self.root_pos.clone();
+        next.play(m);
+        let root = self.nodes[0];
+        let child = (0..root.n_children as usize)
+            .map(|i| root.first_child as usize + i)
+            .find(|&i| self.nodes[i].mv == m);
+        match child {
+            Some(c) if self.nodes[c].state == EXPANDED || self.nodes[c].state == TERMINAL => {
+                self.nodes = compact(&self.nodes, c);
+            }
+            _ => {
+                self.nodes.clear();
+                self.nodes.push(Node::new(0, 1.0));
+            }
+        }
+        self.root_pos = next;
+    }
+
+    /// Starts over at `pos`.
+    pub fn reset(&mut self, pos: G) {
+        self.nodes.clear();
+        self.nodes.push(Node::new(0, 1.0));
+        self.root_pos = pos;
+    }
+
+    /// Picks a move by visit count: sampled in proportion to visits when `temperature` is 1,
+    /// the most visited (ties at random) when it is 0.
+    pub fn pick_move(&self, temperature: f32, rng: &mut Rng64) -> Result<Move> {
+        let kids = self.root_children();
+        if kids.is_empty() {
+            bail!("no legal move at the root");
+        }
+        if temperature > 0.0 {
+            let total: u32 = kids.iter().map(|k| k.1).sum();
+            if total > 0 {
+                let mut x = rng.random_range(0..total);
+                for k in &kids {
+                    if x < k.1 {
+                        return Ok(k.0);
+                    }
+                    x -= k.1;
+                }
+            }
+        }
+        let most = kids.iter().map(|k| k.1).max().unwrap_or(0);
+        let best: ArrayVec<Move, 32> = kids.iter().filter(|k| k.1 == most).map(|k| k.0).collect();
+        Ok(best[rng.random_range(0..best.len())])
+    }
+}
+
+/// Copies the subtree under `root` into a fresh node array with `root` at index 0.
+fn compact(nodes: &[Node], root: usize) -> Vec<Node> {
+    let mut out = Vec::with_capacity(nodes.len());
+    let mut r = nodes[root];
+    r.mv = 0;
+    out.push(r);
+    // Breadth first: each node's children stay contiguous.
+    let mut i = 0;
+    while i < out.len() {
+        let n = out[i];
+        if n.n_children > 0 && n.state == EXPANDED {
+            let first = out.len() as u32;
+            for k in 0..n.n_children as usize {
+                out.push(nodes[n.first_child as usize + k]);
+            }
+            out[i].first_child = first;
+        } else {
+            out[i].n_children = 0;
+            if out[i].state == PENDING {
+                out[i].state = UNEXPANDED;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Evaluates positions for the search: policy (over all actions) and value for the mover.
+pub trait LeafEvaluator<G: Game> {
+    fn evaluate(&mut self, positions: &[G], policies: &mut [f32], values: &mut [f32])
+        -> Result<()>;
+    /// Restarts the evaluator's own randomness (rollouts) for a new game.
+    fn reseed(&mut self, _seed: u64) {}
+}
+
+/// Uniform priors and a value of zero: measures the search alone.
+pub struct UniformEvaluator;
+
+impl<G: Game> LeafEvaluator<G> for UniformEvaluator {
+    fn evaluate(
+        &mut self,
+        positions: &[G],
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<()> {
+        policies[..positions.len() * G::NUM_ACTIONS].fill(1.0);
+        values[..positions.len()].fill(0.0);
+        Ok(())
+    }
+}
+
+/// Classical MCTS: uniform priors and the result of one random playout.
+pub struct RolloutEvaluator {
+    pub rng: Rng64,
+}
+
+impl<G: Game> LeafEvaluator<G> for RolloutEvaluator {
+    fn evaluate(
+        &mut self,
+        positions: &[G],
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<()> {
+        policies[..positions.len() * G::NUM_ACTIONS].fill(1.0);
+        for (pos, v) in positions.iter().zip(values.iter_mut()) {
+            let me = pos.to_move();
+            let mut p = pos.clone();
+            loop {
+                if let Some(o) = p.outcome() {
+                    *v = o.value_for(me);
+                    break;
+                }
+                let moves = p.legal_moves();
+                p.play(moves[self.rng.random_range(0..moves.len())]);
+            }
+        }
+        Ok(())
+    }
+    fn reseed(&mut self, seed: u64) {
+        self.rng = crate::players::rng_from_seed(seed);
+    }
+}
+
+/// A network (inline or through the inference thread) as a leaf evaluator.
+pub struct NetEvaluator<E> {
+    pub net: E,
+    inputs: Vec<f32>,
+}
+
+impl<E> NetEvaluator<E> {
+    pub fn new(net: E) -> Self {
+        NetEvaluator {
+            net,
+            inputs: Vec::new(),
+        }
+    }
+}
+
+impl<G: Game, E: crate::nn::Evaluator> LeafEvaluator<G> for NetEvaluator<E> {
+    fn evaluate(
+        &mut self,
+        positions: &[G],
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<()> {
+        let isz = G::input_size();
+        self.inputs.resize(positions.len() * isz, 0.0);
+        for (i, p) in positions.iter().enumerate() {
+            p.encode(&mut self.inputs[i * isz..(i + 1) * isz]);
+        }
+        self.net
+            .evaluate(&self.inputs, positions.len(), policies, values)
+    }
+}
+
+/// Runs `tree` until its root has `sims` visits, evaluating up to `batch` leaves at a time.
+pub fn search<G: Game, E: LeafEvaluator<G>>(
+    tree: &mut Tree<G>,
+    eval: &mut E,
+    sims: u32,
+    batch: usize,
+    rng: &mut Rng64,
+) -> Result<()> {
+    let mut leaves: Vec<Leaf<G>> = Vec::with_capacity(batch);
+    let mut positions: Vec<G> = Vec::with_capacity(batch);
+    let mut policies = vec![0.0; batch * G::NUM_ACTIONS];
+    let mut values = vec![0.0; batch];
+    let noise_wanted = tree.config.noise_fraction > 0.0;
+    if noise_wanted && tree.root_expanded() {
+        tree.add_root_noise(rng);
+    }
+    let mut stalls = 0;
+    while tree.root_visits() < sims {
+        leaves.clear();
+        positions.clear();
+        let was_expanded = tree.root_expanded();
+        while leaves.len() < batch && tree.root_visits() < sims {
+            match tree.select() {
+                Selection::Leaf(l) => {
+                    positions.push(l.pos.clone());
+                    leaves.push(l);
+                }
+                Selection::Terminal => {}
+                Selection::Collision => break,
+            }
+        }
+        if leaves.is_empty() {
+            // Only collisions or terminals: terminals still add visits; guard against a
+            // tree with nothing left to explore.
+            stalls += 1;
+            if stalls > 1000 {
+                break;
+            }
+            continue;
+        }
+        eval.evaluate(&positions, &mut policies, &mut values)?;
+        for (i, l) in leaves.iter().enumerate() {
+            tree.complete(
+                l,
+                &policies[i * G::NUM_ACTIONS..(i + 1) * G::NUM_ACTIONS],
+                values[i],
+            );
+        }
+        if noise_wanted && !was_expanded && tree.root_expanded() {
+            tree.add_root_noise(rng);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Connect4, TicTacToe};
+    use crate::players::rng_from_seed;
+
+    #[test]
+    fn finds_the_immediate_win_and_the_only_block() {
+        let mut rng = rng_from_seed(1);
+        // X to move can win at 3 (top row 1,2 taken).
+        let pos = TicTacToe::parse_position("1427").unwrap();
+        let mut tree = Tree::new(pos, MctsConfig::default());
+        search(
+            &mut tree,
+            &mut RolloutEvaluator {
+                rng: rng_from_seed(2),
+            },
+            400,
+            1,
+            &mut rng,
+        )
+        .unwrap();
+        assert_eq!(tree.pick_move(0.0, &mut rng).unwrap(), 2);
+        // Connect Four: the first player threatens column 4 vertically; the second must block.
+        let pos = Connect4::parse_position("41414").unwrap();
+        let mut tree = Tree::new(pos, MctsConfig::default());
+        search(
+            &mut tree,
+            &mut RolloutEvaluator {
+                rng: rng_from_seed(3),
+            },
+            2000,
+            8,
+            &mut rng,
+        )
+        .unwrap();
+        assert_eq!(tree.pick_move(0.0, &mut rng).unwrap(), 3);
+    }
+
+    #[test]
+    fn visits_add_up_and_reuse_keeps_the_subtree() {
+        let mut rng = rng_from_seed(1);
+        let mut tree = Tree::new(Connect4::new(), MctsConfig::default());
+        search(&mut tree, &mut UniformEvaluator, 500, 4, &mut rng).unwrap();
+        assert_eq!(tree.root_visits(), 500);
+        let kids = tree.root_children();
+        assert_eq!(kids.iter().map(|k| k.1).sum::<u32>(), 499);
+        let (m, visits, _, _) = kids[3];
+        tree.advance(m);
+        assert_eq!(tree.root_visits(), visits);
+        assert_eq!(tree.root_pos(), &Connect4::parse_position("4").unwrap());
+        search(&mut tree, &mut UniformEvaluator, 600, 4, &mut rng).unwrap();
+        assert_eq!(tree.root_visits(), 600);
+        let p = tree.policy();
+        assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    }
+}

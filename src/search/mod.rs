@@ -1,0 +1,3 @@
+//! Search: PUCT Monte Carlo tree search (`mcts`).
+
+pub mod mcts;

@@ -1,0 +1,184 @@
+//! Run configuration and presets. A preset picks network size, simulations, games per
+//! iteration and training steps; the defaults follow the game and the device.
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::games::GameKind;
+use crate::nn::Arch;
+use crate::search::mcts::MctsConfig;
+
+/// Everything a cycle needs; saved as `models/<game>/run.json` so that a resumed run keeps
+/// the settings it started with.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunConfig {
+    pub preset: String,
+    pub arch: Arch,
+    /// Self-play games per iteration.
+    pub games: u64,
+    /// Simulations per self-play move.
+    pub sims: u32,
+    /// Games played in lockstep so the network always sees full batches.
+    pub parallel_games: usize,
+    /// Self-play worker threads (each with `parallel_games` games).
+    pub workers: usize,
+    /// Plies played with temperature 1 (sampled by visits); greedy after.
+    pub temperature_plies: u32,
+    pub mcts: MctsConfig,
+    /// Training steps (mini-batches) per iteration.
+    pub train_steps: u64,
+    pub batch_size: usize,
+    pub learning_rate: f64,
+    pub weight_decay: f64,
+    /// Iterations of self-play kept in the replay window.
+    pub window: u32,
+    /// Weight of the search's root value in the value target (the rest is the game result).
+    pub value_target_mix: f32,
+    /// Evaluation games of latest against best per iteration.
+    pub eval_games: u64,
+    pub eval_sims: u32,
+    /// Score (draws half) latest needs against best to be promoted.
+    pub promote_threshold: f64,
+    /// Plies played by temperature in evaluation games, so that games differ.
+    pub eval_random_plies: u32,
+    /// An optional fixed opponent played by `best` every iteration (e.g. `minimax:4`).
+    pub benchmark: Option<String>,
+    pub benchmark_games: u64,
+    pub seed: u64,
+}
+
+/// The presets' names.
+pub const PRESETS: &str = "default (follows the device), cpu, gpu, tiny (for tests), material";
+
+impl RunConfig {
+    /// The preset `name` for `game` on a machine with or without CUDA.
+    pub fn preset(name: &str, game: GameKind, cuda: bool) -> Result<RunConfig> {
+        let name = match name {
+            "default" if cuda => "gpu",
+            "default" => "cpu",
+            other => other,
+        };
+        let mut c = RunConfig {
+            preset: name.to_string(),
+            arch: Arch::Resnet {
+                blocks: 4,
+                filters: 64,
+            },
+            games: 200,
+            sims: 64,
+            parallel_games: 64,
+            workers: 1,
+            temperature_plies: 8,
+            mcts: MctsConfig {
+                noise_fraction: 0.25,
+                ..MctsConfig::default()
+            },
+            train_steps: 400,
+            batch_size: 256,
+            learning_rate: 2e-3,
+            weight_decay: 1e-4,
+            window: 4,
+            value_target_mix: 0.3,
+            eval_games: 40,
+            eval_sims: 64,
+            promote_threshold: 0.55,
+            eval_random_plies: 4,
+            benchmark: None,
+            benchmark_games: 0,
+            seed: 0,
+        };
+        match (name, game) {
+            (_, GameKind::Blackjack) => {
+                bail!("blackjack is not a board game: use `zero mces`")
+            }
+            ("tiny", _) => {
+                c.arch = Arch::Resnet {
+                    blocks: 1,
+                    filters: 16,
+                };
+                c.games = 16;
+                c.sims = 16;
+                c.parallel_games = 16;
+                c.train_steps = 20;
+                c.batch_size = 64;
+                c.eval_games = 4;
+                c.eval_sims = 8;
+            }
+            ("cpu", GameKind::TicTacToe) => {
+                c.arch = Arch::Resnet {
+                    blocks: 2,
+                    filters: 32,
+                };
+                c.games = 200;
+                c.sims = 48;
+                c.temperature_plies = 3;
+                c.train_steps = 300;
+                c.batch_size = 128;
+                c.eval_games = 40;
+                c.eval_sims = 48;
+                c.eval_random_plies = 2;
+            }
+            ("cpu", GameKind::Othello4) => {
+                c.arch = Arch::Resnet {
+                    blocks: 2,
+                    filters: 32,
+                };
+                c.games = 200;
+                c.sims = 48;
+                c.temperature_plies = 4;
+                c.train_steps = 300;
+                c.batch_size = 128;
+                c.eval_games = 40;
+                c.eval_sims = 48;
+                c.eval_random_plies = 2;
+            }
+            ("cpu", GameKind::Connect4) => {
+                c.arch = Arch::Resnet {
+                    blocks: 4,
+                    filters: 48,
+                };
+                c.games = 400;
+                c.sims = 64;
+                c.parallel_games = 128;
+                c.temperature_plies = 8;
+                c.train_steps = 600;
+                c.batch_size = 256;
+                c.eval_games = 40;
+                c.eval_sims = 64;
+            }
+            ("gpu", g) => {
+                c.arch = Arch::Resnet {
+                    blocks: 6,
+                    filters: 128,
+                };
+                c.games = if g == GameKind::Connect4 { 2000 } else { 500 };
+                c.sims = 200;
+                c.parallel_games = 256;
+                c.workers = 4;
+                c.train_steps = 2000;
+                c.batch_size = 512;
+                c.eval_games = 100;
+                c.eval_sims = 200;
+            }
+            ("material", _) => {
+                // The Python/Keras material: 500 self-play games x 50 simulations per cycle,
+                // 16 residual blocks x 128 filters, 100 epochs, 10 evaluation games.
+                c.arch = Arch::Resnet {
+                    blocks: 16,
+                    filters: 128,
+                };
+                c.games = 500;
+                c.sims = 50;
+                c.parallel_games = 100;
+                // 100 epochs over one iteration's positions (about 20 a game) in batches.
+                c.train_steps = 100 * 500 * 20 / 256;
+                c.window = 1;
+                c.value_target_mix = 0.0;
+                c.eval_games = 10;
+                c.eval_sims = 50;
+            }
+            (other, _) => bail!("unknown preset '{other}'; presets are: {PRESETS}"),
+        }
+        Ok(c)
+    }
+}

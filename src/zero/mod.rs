@@ -1,0 +1,9 @@
+//! The AlphaZero loop: self-play, training, evaluation and the cycle that runs them.
+
+pub mod agent;
+pub mod config;
+pub mod cycle;
+pub mod files;
+pub mod records;
+pub mod selfplay;
+pub mod train;
