@@ -5,13 +5,17 @@ use anyhow::Result;
 use rand::{Rng, SeedableRng};
 
 use zero::arena::{play_match, MatchOptions, MatchResult};
-use zero::games::{Connect4, Game, Othello4, Player, TicTacToe};
+use zero::games::{Connect4, Game, Othello4, TicTacToe};
 use zero::players::{Agent, BuildContext, Playable, PlayerSpec};
 use zero::search::alphabeta::AlphaBeta;
 use zero::search::exhaustive::{best_moves, solve_value, SolveTable};
 use zero::search::{heuristic_score, plies_to_end, score_sign, terminal_score};
 
 fn duel<G: Playable>(a: &str, b: &str, games: u64, seed: u64) -> MatchResult {
+    duel_on::<G>(a, b, games, seed, 2)
+}
+
+fn duel_on<G: Playable>(a: &str, b: &str, games: u64, seed: u64, threads: usize) -> MatchResult {
     let (sa, sb): (PlayerSpec, PlayerSpec) = (a.parse().unwrap(), b.parse().unwrap());
     let ctx = BuildContext::default();
     let make_a = || -> Result<Box<dyn Agent<G>>> { sa.build::<G>(&ctx) };
@@ -19,7 +23,7 @@ fn duel<G: Playable>(a: &str, b: &str, games: u64, seed: u64) -> MatchResult {
     let opts = MatchOptions {
         games,
         seed,
-        threads: 2,
+        threads,
         progress: false,
     };
     play_match(a, b, make_a, make_b, &opts).unwrap()
@@ -227,5 +231,31 @@ fn alpha_beta_takes_a_win_and_prefers_the_fastest() {
     let r = search.search(&pos, 6);
     assert_eq!(r.best.as_slice(), &[0]);
     assert_eq!(plies_to_end(&pos, r.value), Some(1));
-    assert_eq!(pos.to_move(), Player::First);
+}
+
+#[test]
+fn equal_root_moves_are_all_found() {
+    // Every first move of tic-tac-toe draws: alpha-beta and the solver offer all nine.
+    let start = TicTacToe::new();
+    let r = AlphaBeta::<TicTacToe>::new(16).search(&start, 9);
+    assert_eq!((r.value, r.best.len()), (0, 9));
+    let (v, best) = best_moves(&start, &mut SolveTable::new());
+    assert_eq!((v, best.len()), (0, 9));
+    // In 4x4 Othello the four openings are symmetric: all lose for Black.
+    let (v, best) = best_moves(&Othello4::new(), &mut SolveTable::new());
+    assert_eq!((score_sign(v), best.len()), (-1, 4));
+}
+
+#[test]
+fn random_choices_follow_the_seed_not_the_threads() {
+    for (a, b) in [("minimax:3", "solver"), ("rules", "minimax:2")] {
+        let one = duel_on::<TicTacToe>(a, b, 200, 13, 1);
+        let two = duel_on::<TicTacToe>(a, b, 200, 13, 2);
+        assert_eq!((one.a_first, one.a_second), (two.a_first, two.a_second));
+    }
+    let one = duel_on::<Othello4>("minimax:3", "random", 200, 14, 1);
+    let two = duel_on::<Othello4>("minimax:3", "random", 200, 14, 2);
+    assert_eq!((one.a_first, one.a_second), (two.a_first, two.a_second));
+    let other = duel_on::<Othello4>("minimax:3", "random", 200, 15, 2);
+    assert_ne!((one.a_first, one.a_second), (other.a_first, other.a_second));
 }
