@@ -198,7 +198,7 @@ where
                         let game_seed = mix64(opts.seed ^ mix64(i as u64));
                         a.new_game(mix64(game_seed ^ 0xa));
                         b.new_game(mix64(game_seed ^ 0xb));
-                        let a_first = i % 2 == 0;
+                        let a_first = i.is_multiple_of(2);
                         let (outcome, _) = if a_first {
                             play_game(a.as_mut(), b.as_mut(), &G::new())?
                         } else {

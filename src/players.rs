@@ -148,9 +148,24 @@ pub trait Playable: Game {
     }
 }
 
-impl Playable for TicTacToe {}
+impl Playable for TicTacToe {
+    fn rules_agent() -> Result<Box<dyn Agent<Self>>> {
+        Ok(Box::new(crate::search::rules::RulesAgent::new()))
+    }
+    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
+        Ok(Box::new(
+            crate::search::exhaustive::SolverAgent::<Self>::new(),
+        ))
+    }
+}
 impl Playable for Connect4 {}
-impl Playable for Othello4 {}
+impl Playable for Othello4 {
+    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
+        Ok(Box::new(
+            crate::search::exhaustive::SolverAgent::<Self>::new(),
+        ))
+    }
+}
 
 impl PlayerSpec {
     /// Whether the player needs the terminal (so a match must run on one thread).
@@ -178,6 +193,9 @@ impl PlayerSpec {
             PlayerSpec::Best => net(ctx.models_dir.join("best.safetensors")),
             PlayerSpec::Latest => net(ctx.models_dir.join("latest.safetensors")),
             PlayerSpec::Model(path) => net(path.clone()),
+            PlayerSpec::Minimax(depth) => Ok(Box::new(
+                crate::search::alphabeta::AlphaBetaAgent::<G>::new(*depth),
+            )),
             other => Err(anyhow!("player '{other}' is not available yet")),
         };
         agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))

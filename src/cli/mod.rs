@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand, each a thin layer over the library.
 
 mod arena;
+mod bench;
 mod cycle;
 mod info;
 mod perft;
@@ -33,6 +34,9 @@ enum Command {
     Perft(perft::Args),
     /// Play a game in the terminal against a player.
     Play(play::Args),
+    /// Speed benchmarks (self-play, search).
+    #[command(subcommand)]
+    Bench(bench::Bench),
     /// Self-play, training and evaluation in a loop (resumable).
     Cycle(cycle::Args),
     /// Self-play games with the best network (one iteration's worth).
@@ -52,6 +56,7 @@ pub fn main() -> i32 {
         Command::Perft(a) => perft::run(a),
         Command::Play(a) => play::run(a),
         Command::Cycle(a) => cycle::run(a),
+        Command::Bench(b) => bench::run(b),
         Command::Selfplay(a) => stages::run(stages::Which::SelfPlay, a),
         Command::Train(a) => stages::run(stages::Which::Train, a),
         Command::Evaluate(a) => stages::run(stages::Which::Evaluate, a),

@@ -158,7 +158,7 @@ impl Game for Connect4 {
         }
     }
     fn to_move(&self) -> Player {
-        if self.moves % 2 == 0 {
+        if self.moves.is_multiple_of(2) {
             Player::First
         } else {
             Player::Second

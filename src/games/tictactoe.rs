@@ -21,6 +21,8 @@ pub struct TicTacToe {
     boards: [u16; 2],
 }
 
+// Tests whether a line is a subset of `b`; clippy mistakes this for a membership test.
+#[allow(clippy::manual_contains)]
 fn has_line(b: u16) -> bool {
     LINES.iter().any(|&l| b & l == l)
 }
@@ -56,7 +58,10 @@ impl Game for TicTacToe {
         TicTacToe::default()
     }
     fn to_move(&self) -> Player {
-        if (self.boards[0] | self.boards[1]).count_ones() % 2 == 0 {
+        if (self.boards[0] | self.boards[1])
+            .count_ones()
+            .is_multiple_of(2)
+        {
             Player::First
         } else {
             Player::Second

@@ -76,6 +76,8 @@ struct ResBlock {
     bn2: nn::BatchNorm,
 }
 
+// One per network: the size difference does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Body {
     Resnet {
         conv: nn::Conv2D,

@@ -86,6 +86,8 @@ pub struct Leaf<G> {
 }
 
 /// What one step of selection found.
+// Boxing the leaf would allocate once per simulation, in the hot loop.
+#[allow(clippy::large_enum_variant)]
 pub enum Selection<G> {
     /// A position to evaluate.
     Leaf(Leaf<G>),

@@ -52,7 +52,7 @@ impl<G: Game, E: LeafEvaluator<G>> SearchAgent<G, E> {
     fn report(&self, pos: &G) {
         let value = self.tree.root_value();
         let mut kids = self.tree.root_children();
-        kids.sort_by(|a, b| b.1.cmp(&a.1));
+        kids.sort_by_key(|k| std::cmp::Reverse(k.1));
         let total: u32 = kids.iter().map(|k| k.1).sum::<u32>().max(1);
         let top: Vec<String> = kids
             .iter()

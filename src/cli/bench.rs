@@ -1,0 +1,246 @@
+//! `zero bench`: speed figures (never timed tests). `selfplay` measures the pipeline's
+//! self-play against the raw forward rate of the same network at the same batch size;
+//! `mcts` measures the search alone with a uniform evaluator.
+
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+use tch::{Kind, Tensor};
+
+use crate::games::{Game, GameKind};
+use crate::nn::{default_device, Arch, Net, Shape};
+use crate::players::{rng_from_seed, Playable};
+use crate::search::mcts::{search, MctsConfig, Tree, UniformEvaluator};
+use crate::zero::config::RunConfig;
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Bench {
+    /// Self-play speed against the network's raw forward rate.
+    Selfplay(SelfplayArgs),
+    /// Search speed with a uniform evaluator (no network).
+    Mcts(MctsArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SelfplayArgs {
+    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
+    game: GameKind,
+    #[arg(long, default_value = "default")]
+    preset: String,
+    /// Network shape instead of the preset's: `azg` (alpha-zero-general's Connect Four
+    /// network, 512 channels) or BLOCKSxFILTERS such as 4x64.
+    #[arg(long)]
+    arch: Option<String>,
+    /// Simulations per move instead of the preset's.
+    #[arg(long)]
+    sims: Option<u32>,
+    /// Games to play (default: the preset's games in parallel, once over).
+    #[arg(long)]
+    games: Option<u64>,
+    /// Games in lockstep instead of the preset's.
+    #[arg(long)]
+    parallel: Option<usize>,
+    /// libtorch threads (default: libtorch's choice, every core).
+    #[arg(long)]
+    threads: Option<i32>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MctsArgs {
+    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
+    game: GameKind,
+    /// Simulations per move.
+    #[arg(long, default_value_t = 800)]
+    sims: u32,
+    /// Games to play with the uniform evaluator.
+    #[arg(long, default_value_t = 20)]
+    games: u64,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(b: Bench) -> Result<()> {
+    match b {
+        Bench::Selfplay(a) => crate::with_board_game!(a.game, G => selfplay::<G>(&a)),
+        Bench::Mcts(a) => crate::with_board_game!(a.game, G => mcts::<G>(&a)),
+    }
+}
+
+#[derive(Serialize)]
+struct SelfplayBench {
+    game: String,
+    arch: String,
+    parameters: i64,
+    sims: u32,
+    games: u64,
+    seconds: f64,
+    games_per_min: f64,
+    positions_per_s: f64,
+    nn_evals_per_s: f64,
+    raw_forward_per_s: f64,
+    nn_share_of_raw: f64,
+    mean_batch: f64,
+    cache_hit_rate: f64,
+}
+
+fn parse_arch(s: &str) -> Result<Arch> {
+    if s == "azg" {
+        return Ok(Arch::AzgConv { channels: 512 });
+    }
+    let parsed = s
+        .split_once('x')
+        .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)));
+    match parsed {
+        Some((blocks, filters)) => Ok(Arch::Resnet { blocks, filters }),
+        None => bail!("--arch is 'azg' or BLOCKSxFILTERS such as 4x64 (got '{s}')"),
+    }
+}
+
+/// Positions per second of plain forward passes at batch size `batch`.
+fn raw_forward_rate(net: &Net, batch: usize, seconds: f64) -> f64 {
+    let s = net.meta.shape;
+    let _guard = tch::no_grad_guard();
+    let xs = Tensor::rand(
+        [
+            batch as i64,
+            s.planes as i64,
+            s.height as i64,
+            s.width as i64,
+        ],
+        (Kind::Float, net.device()),
+    )
+    .ge(0.5)
+    .to_kind(Kind::Float);
+    let mut policies = vec![0.0; batch * s.actions];
+    let mut values = vec![0.0; batch];
+    let input: Vec<f32> = Vec::<f32>::try_from(xs.flatten(0, -1)).unwrap_or_default();
+    // warm up
+    net.evaluate(&input, batch, &mut policies, &mut values);
+    let started = Instant::now();
+    let mut n = 0usize;
+    while started.elapsed().as_secs_f64() < seconds {
+        net.evaluate(&input, batch, &mut policies, &mut values);
+        n += batch;
+    }
+    n as f64 / started.elapsed().as_secs_f64()
+}
+
+fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
+    if let Some(t) = a.threads {
+        if t < 1 {
+            bail!("--threads must be at least 1");
+        }
+        tch::set_num_threads(t);
+    }
+    let mut cfg = RunConfig::preset(&a.preset, a.game, tch::Cuda::is_available())?;
+    if let Some(arch) = &a.arch {
+        cfg.arch = parse_arch(arch)?;
+    }
+    if let Some(s) = a.sims {
+        cfg.sims = s;
+    }
+    if let Some(p) = a.parallel {
+        cfg.parallel_games = p.max(1);
+    }
+    cfg.games = a
+        .games
+        .unwrap_or(cfg.parallel_games as u64 * cfg.workers as u64);
+    cfg.seed = a.seed;
+    tch::manual_seed(a.seed as i64);
+    let net = Net::new(G::NAME, cfg.arch, Shape::of::<G>(), default_device())?;
+    let parameters = net.parameters();
+    let raw_net = net.try_clone(default_device())?;
+    let dir = std::env::temp_dir().join(format!("zero-bench-{}", std::process::id()));
+    let stats = crate::zero::selfplay::self_play::<G>(&cfg, net, 1, &dir, !a.json);
+    let _ = std::fs::remove_dir_all(&dir);
+    let stats = stats?;
+    let batch = stats.mean_batch().round().max(1.0) as usize;
+    let raw = raw_forward_rate(&raw_net, batch, 5.0);
+    let out = SelfplayBench {
+        game: G::NAME.into(),
+        arch: cfg.arch.to_string(),
+        parameters,
+        sims: cfg.sims,
+        games: stats.games,
+        seconds: stats.seconds,
+        games_per_min: stats.games as f64 * 60.0 / stats.seconds,
+        positions_per_s: stats.positions_per_s(),
+        nn_evals_per_s: stats.nn_evals_per_s(),
+        raw_forward_per_s: raw,
+        nn_share_of_raw: stats.nn_evals_per_s() / raw,
+        mean_batch: stats.mean_batch(),
+        cache_hit_rate: stats.cache_hit_rate(),
+    };
+    if a.json {
+        return super::print_json(&out);
+    }
+    println!(
+        "{} self-play, {} ({} parameters), {} sims/move: {} games in {:.1} s",
+        out.game, out.arch, out.parameters, out.sims, out.games, out.seconds
+    );
+    println!("  games/min            {:>10.1}", out.games_per_min);
+    println!("  positions/s          {:>10.1}", out.positions_per_s);
+    println!("  network evals/s      {:>10.0}", out.nn_evals_per_s);
+    println!(
+        "  raw forward/s        {:>10.0}  (batch {batch}; self-play reaches {:.0}% of it)",
+        out.raw_forward_per_s,
+        100.0 * out.nn_share_of_raw
+    );
+    println!("  mean batch           {:>10.1}", out.mean_batch);
+    println!(
+        "  cache hit rate       {:>9.1}%",
+        100.0 * out.cache_hit_rate
+    );
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct MctsBench {
+    game: String,
+    sims_per_move: u32,
+    games: u64,
+    simulations: u64,
+    seconds: f64,
+    simulations_per_s: f64,
+}
+
+fn mcts<G: Game>(a: &MctsArgs) -> Result<()> {
+    let mut rng = rng_from_seed(a.seed);
+    let started = Instant::now();
+    let mut simulations = 0u64;
+    let config = MctsConfig::default();
+    for _ in 0..a.games {
+        let mut tree = Tree::new(G::new(), config);
+        while tree.root_pos().outcome().is_none() {
+            let before = tree.root_visits();
+            search(&mut tree, &mut UniformEvaluator, a.sims, 1, &mut rng)?;
+            simulations += (tree.root_visits() - before) as u64;
+            let m = tree.pick_move(1.0, &mut rng)?;
+            tree.advance(m);
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let out = MctsBench {
+        game: G::NAME.into(),
+        sims_per_move: a.sims,
+        games: a.games,
+        simulations,
+        seconds,
+        simulations_per_s: simulations as f64 / seconds,
+    };
+    if a.json {
+        return super::print_json(&out);
+    }
+    println!(
+        "{} MCTS, uniform evaluator, one thread: {} simulations in {:.2} s = {:.0} simulations/s",
+        out.game, out.simulations, out.seconds, out.simulations_per_s
+    );
+    Ok(())
+}
