@@ -50,6 +50,7 @@ enum Command {
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    set_torch_threads();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
         Command::Arena(a) => arena::run(a),
@@ -74,6 +75,22 @@ pub fn main() -> i32 {
             }
             1
         }
+    }
+}
+
+/// On CPU, libtorch runs one thread per call unless `ZERO_TORCH_THREADS` says otherwise.
+/// Its OpenMP threads spin while they wait, and on a small or shared machine two of them
+/// ran up to 15 times slower than one (measured on this 2-core machine); the pipeline keeps
+/// the other cores busy with search and with the evaluation's parallel games instead.
+fn set_torch_threads() {
+    let n = std::env::var("ZERO_TORCH_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<i32>().ok())
+        .filter(|&n| n > 0);
+    match n {
+        Some(n) => tch::set_num_threads(n),
+        None if !tch::Cuda::is_available() => tch::set_num_threads(1),
+        None => {}
     }
 }
 

@@ -141,7 +141,7 @@ impl RunConfig {
                 c.sims = 64;
                 c.parallel_games = 128;
                 c.temperature_plies = 8;
-                c.train_steps = 600;
+                c.train_steps = 300;
                 c.batch_size = 256;
                 c.eval_games = 40;
                 c.eval_sims = 64;
