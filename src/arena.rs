@@ -110,9 +110,12 @@ impl MatchResult {
                 cell(t.draws)
             ));
         }
+        // `+ 0.0` turns a negative zero into a plain one for printing
         s.push_str(&format!(
             "Elo A - B: {:+.0} (95% interval {:+.0} .. {:+.0})\n",
-            self.elo, self.elo_ci95[0], self.elo_ci95[1]
+            self.elo + 0.0,
+            self.elo_ci95[0] + 0.0,
+            self.elo_ci95[1] + 0.0
         ));
         s
     }

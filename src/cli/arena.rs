@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long)]
     sims: Option<u32>,
     /// Opening plies that network players choose by sampling, so their games differ.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 0)]
     random_plies: u32,
     /// Where `best` and `latest` are found.
     #[arg(long, default_value = "models")]

@@ -1,0 +1,118 @@
+//! The AlphaZero pipeline end to end on tic-tac-toe: a tiny cycle runs, resumes, and learns.
+
+use std::path::PathBuf;
+
+use zero::arena::{play_match, MatchOptions};
+use zero::games::{GameKind, TicTacToe};
+use zero::nn::{default_device, Net, Shape};
+use zero::players::Agent;
+use zero::zero::agent::net_agent;
+use zero::zero::config::RunConfig;
+use zero::zero::cycle::{ensure_best, read_state, run_cycle, RunPaths, Stage};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("zero-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn lines(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn tiny_cycle_runs_and_resumes() {
+    let dir = temp_dir("cycle");
+    let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
+    let cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    let mut reports = Vec::new();
+    let state = run_cycle::<TicTacToe>(&cfg, &paths, 2, false, &mut |v| reports.push(v.clone()))
+        .unwrap();
+    assert_eq!(state.iteration, 3);
+    assert_eq!(state.stage, Stage::SelfPlay);
+    assert_eq!(reports.len(), 6);
+    assert_eq!(reports[0]["games"], 16);
+    assert!(paths.best().exists() && paths.latest().exists());
+    assert!(paths.models.join("best.json").exists());
+    assert_eq!(lines(&paths.metrics()), 6);
+    let meta = Net::read_meta(&paths.latest()).unwrap();
+    assert_eq!(meta.game, "tictactoe");
+    assert_eq!(meta.training_steps, 2 * cfg.train_steps);
+
+    // Running again to the same target does nothing; a higher target continues.
+    run_cycle::<TicTacToe>(&cfg, &paths, 2, false, &mut |_| {}).unwrap();
+    assert_eq!(lines(&paths.metrics()), 6);
+    run_cycle::<TicTacToe>(&cfg, &paths, 3, false, &mut |_| {}).unwrap();
+    assert_eq!(read_state(&paths).unwrap().iteration, 4);
+    assert_eq!(lines(&paths.metrics()), 9);
+
+    // A model of another game is refused with a clear message.
+    let e = Net::load(
+        &paths.best(),
+        "connect4",
+        Shape::of::<zero::games::Connect4>(),
+        default_device(),
+    )
+    .err()
+    .expect("loading a tic-tac-toe model as Connect Four must fail")
+    .to_string();
+    assert!(e.contains("tictactoe model"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_trained_network_beats_the_untrained_one() {
+    let dir = temp_dir("learn");
+    let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.arch = zero::nn::Arch::Resnet {
+        blocks: 1,
+        filters: 32,
+    };
+    cfg.games = 150;
+    cfg.sims = 24;
+    cfg.parallel_games = 50;
+    cfg.train_steps = 150;
+    cfg.eval_games = 2;
+    ensure_best::<TicTacToe>(&cfg, &paths).unwrap();
+    let untrained = dir.join("untrained.safetensors");
+    Net::load(
+        &paths.best(),
+        "tictactoe",
+        Shape::of::<TicTacToe>(),
+        default_device(),
+    )
+    .unwrap()
+    .save(&untrained)
+    .unwrap();
+    run_cycle::<TicTacToe>(&cfg, &paths, 3, false, &mut |_| {}).unwrap();
+    // Few simulations, so that the network's own judgement decides the games.
+    let sims = 4;
+    let make = |path: PathBuf| {
+        move || -> anyhow::Result<Box<dyn Agent<TicTacToe>>> {
+            Ok(Box::new(net_agent::<TicTacToe>(&path, sims, 1, false)?))
+        }
+    };
+    let opts = MatchOptions {
+        games: 200,
+        seed: 5,
+        threads: 2,
+        progress: false,
+    };
+    let r = play_match::<TicTacToe, _, _>(
+        "trained",
+        "untrained",
+        make(paths.latest()),
+        make(untrained),
+        &opts,
+    )
+    .unwrap();
+    assert!(
+        r.total.score() > 0.6 && r.total.wins > 2 * r.total.losses,
+        "trained vs untrained: {:?}",
+        r.total
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
