@@ -157,6 +157,9 @@ impl PlayerSpec {
             PlayerSpec::Human => Ok(Box::new(HumanAgent::stdio())),
             PlayerSpec::Rules => G::rules_agent(),
             PlayerSpec::Solver => G::solver_agent(),
+            // Greedy in the table; a seeded random legal move where the table has no row.
+            PlayerSpec::QTable(path) => crate::tabular::qtable::QTable::<G>::load(path)
+                .map(|t| Box::new(crate::tabular::qtable::QAgent::new(t)) as Box<dyn Agent<G>>),
             other => Err(anyhow!("player '{other}' is not available yet")),
         };
         agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))

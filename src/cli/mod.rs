@@ -1,10 +1,13 @@
 //! The command line: one file per subcommand, each a thin layer over the library.
 
 mod arena;
+mod blackjack;
 mod cycle;
 mod info;
+mod mces;
 mod perft;
 mod play;
+mod qlearn;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -33,6 +36,12 @@ enum Command {
     Play(play::Args),
     /// Self-play, training and evaluation in a loop.
     Cycle(cycle::Args),
+    /// Tabular Q-learning for tic-tac-toe and 4x4 Othello, graded exactly against random play.
+    Qlearn(qlearn::Args),
+    /// Monte Carlo control with exploring starts for Blackjack.
+    Mces(mces::Args),
+    /// Blackjack: the exact optimal policy, and evaluation of a policy.
+    Blackjack(blackjack::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -44,6 +53,9 @@ pub fn main() -> i32 {
         Command::Perft(a) => perft::run(a),
         Command::Play(a) => play::run(a),
         Command::Cycle(a) => cycle::run(a),
+        Command::Qlearn(a) => qlearn::run(a),
+        Command::Mces(a) => mces::run(a),
+        Command::Blackjack(a) => blackjack::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,274 @@
+//! `zero qlearn`: tabular Q-learning for tic-tac-toe and 4x4 Othello, ending with the greedy
+//! policy's exact expected score against a random player next to the best possible one.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+use crate::games::{GameKind, Othello4, Player, TicTacToe};
+use crate::players::{BuildContext, Playable, PlayerSpec};
+use crate::tabular::exact::{self, Policy};
+use crate::tabular::qlearning::{Config, Opponent, Side, Trainer};
+use crate::tabular::qtable::{QGame, QTable};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// tictactoe or othello4.
+    #[arg(long, value_enum, default_value_t = GameKind::TicTacToe)]
+    game: GameKind,
+    #[arg(long, default_value_t = 500_000)]
+    episodes: u64,
+    /// `random`, `self` (self-play, negamax targets) or any player spec (`minimax:3`, ...).
+    #[arg(long, default_value = "random")]
+    opponent: OpponentSpec,
+    /// The learner's side against a fixed opponent (ignored in self-play).
+    #[arg(long, value_enum, default_value_t = Side::Both)]
+    side: Side,
+    /// Step size at the start ...
+    #[arg(long, default_value_t = 0.5)]
+    alpha: f32,
+    /// ... and at the end (linear in between).
+    #[arg(long, default_value_t = 0.01)]
+    alpha_final: f32,
+    /// Discount per move of the learner.
+    #[arg(long, default_value_t = 1.0)]
+    gamma: f32,
+    /// Exploration rate at the start ...
+    #[arg(long, default_value_t = 0.3)]
+    epsilon: f32,
+    /// ... and at the end (linear in between).
+    #[arg(long, default_value_t = 0.0)]
+    epsilon_final: f32,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Where to save the Q-table (default models/<game>/qtable.bin).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Log the training results every this many episodes (default: a tenth of them).
+    #[arg(long)]
+    log_every: Option<u64>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Debug)]
+enum OpponentSpec {
+    Random,
+    SelfPlay,
+    Player(PlayerSpec),
+}
+
+impl FromStr for OpponentSpec {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "random" => Ok(OpponentSpec::Random),
+            "self" => Ok(OpponentSpec::SelfPlay),
+            _ => Ok(OpponentSpec::Player(s.parse()?)),
+        }
+    }
+}
+
+impl std::fmt::Display for OpponentSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OpponentSpec::Random => write!(f, "random"),
+            OpponentSpec::SelfPlay => write!(f, "self"),
+            OpponentSpec::Player(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+/// A figure for each side.
+#[derive(Serialize, Clone, Copy)]
+pub struct BySide<T> {
+    pub first: T,
+    pub second: T,
+}
+
+/// The exact grading of a greedy policy.
+#[derive(Serialize)]
+pub struct Grades {
+    /// Expected score (win 1, draw 0, loss -1) against a uniformly random opponent.
+    pub vs_random: BySide<f64>,
+    /// The best expected score any policy reaches against it.
+    pub ceiling: BySide<f64>,
+    /// Probability of winning against it.
+    pub win_rate_vs_random: BySide<f64>,
+    /// Worst result against any opponent at all (1 win, 0 draw, -1 loss).
+    pub worst_case: BySide<i8>,
+}
+
+/// Grades the greedy policy of `table` exactly, by full game-tree search.
+pub fn grade<G: QGame>(table: &QTable<G>) -> Grades {
+    let both = |f: &dyn Fn(Player) -> f64| BySide {
+        first: f(Player::First),
+        second: f(Player::Second),
+    };
+    Grades {
+        vs_random: both(&|p| exact::vs_random(p, Policy::Greedy(table), exact::score)),
+        ceiling: both(&|p| exact::vs_random::<G>(p, Policy::Best, exact::score)),
+        win_rate_vs_random: both(&|p| exact::vs_random(p, Policy::Greedy(table), exact::win)),
+        worst_case: BySide {
+            first: exact::worst_case(Player::First, table),
+            second: exact::worst_case(Player::Second, table),
+        },
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    match args.game {
+        GameKind::TicTacToe => run_for::<TicTacToe>(&args),
+        GameKind::Othello4 => run_for::<Othello4>(&args),
+        other => bail!(
+            "Q-learning keeps a table of every position: it is for tictactoe and othello4, not {other}"
+        ),
+    }
+}
+
+fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
+    let config = Config {
+        episodes: args.episodes,
+        alpha: args.alpha,
+        alpha_final: args.alpha_final,
+        gamma: args.gamma,
+        epsilon: args.epsilon,
+        epsilon_final: args.epsilon_final,
+        side: args.side,
+        seed: args.seed,
+    };
+    let opponent = match &args.opponent {
+        OpponentSpec::Random => Opponent::Random,
+        OpponentSpec::SelfPlay => Opponent::SelfPlay,
+        OpponentSpec::Player(spec) => Opponent::Player(spec.build::<G>(&BuildContext::default())?),
+    };
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("models").join(G::NAME).join("qtable.bin"));
+    let mut trainer = Trainer::<G>::new(config, opponent)?;
+    let log_every = args.log_every.unwrap_or((args.episodes / 10).max(1)).max(1);
+    let bar = super::progress_bar(args.episodes, "episodes", !args.json);
+    let whose = match args.opponent {
+        OpponentSpec::SelfPlay => "first player",
+        _ => "learner",
+    };
+    let started = Instant::now();
+    let mut since_log = crate::arena::Tally::default();
+    while trainer.episodes_done() < args.episodes {
+        let (alpha, epsilon) = trainer.schedule();
+        // small chunks keep the bar moving; the clock includes them
+        let chunk = (log_every - trainer.episodes_done() % log_every).min(4096);
+        let t = trainer.run(chunk)?;
+        since_log = crate::arena::Tally {
+            wins: since_log.wins + t.wins,
+            losses: since_log.losses + t.losses,
+            draws: since_log.draws + t.draws,
+        };
+        bar.inc(chunk);
+        if trainer.episodes_done() % log_every == 0 || trainer.episodes_done() == args.episodes {
+            if !args.json {
+                let n = since_log.games().max(1) as f64;
+                bar.println(format!(
+                    "episodes {:>10}: {whose} wins {:5.1}% draws {:5.1}% losses {:5.1}% (α {alpha:.3}, ε {epsilon:.3})",
+                    trainer.episodes_done(),
+                    100.0 * since_log.wins as f64 / n,
+                    100.0 * since_log.draws as f64 / n,
+                    100.0 * since_log.losses as f64 / n,
+                ));
+            }
+            since_log = crate::arena::Tally::default();
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let table = trainer.into_table();
+    table.save(&out)?;
+    let grades = grade(&table);
+    if args.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            game: &'static str,
+            episodes: u64,
+            seconds: f64,
+            vs_random: BySide<f64>,
+            ceiling: BySide<f64>,
+            win_rate_vs_random: BySide<f64>,
+            worst_case: BySide<i8>,
+            positions: usize,
+            opponent: String,
+            out: &'a std::path::Path,
+        }
+        return super::print_json(&Out {
+            game: G::NAME,
+            episodes: args.episodes,
+            seconds,
+            vs_random: grades.vs_random,
+            ceiling: grades.ceiling,
+            win_rate_vs_random: grades.win_rate_vs_random,
+            worst_case: grades.worst_case,
+            positions: table.len(),
+            opponent: args.opponent.to_string(),
+            out: &out,
+        });
+    }
+    println!(
+        "{} episodes against {} in {seconds:.3} s ({:.3} µs an episode); {} positions in the table, saved to {}",
+        args.episodes,
+        args.opponent,
+        seconds * 1e6 / args.episodes as f64,
+        table.len(),
+        out.display()
+    );
+    print!("{}", grades.table());
+    Ok(())
+}
+
+impl Grades {
+    /// The grading as a table for people.
+    pub fn table(&self) -> String {
+        use crate::tabular::show_exact;
+        let verdict = |v: i8| match v {
+            1 => "always wins",
+            0 => "never loses",
+            _ => "can lose",
+        };
+        let mut s = String::from(
+            "exact expected score against a uniformly random opponent (win 1, draw 0, loss -1):\n",
+        );
+        s.push_str(&format!(
+            "{:<8} {:>24} {:>24} {:>8} {:>10}   against any opponent\n",
+            "side", "greedy policy", "best possible", "ratio", "win rate"
+        ));
+        for (name, v, c, w, worst) in [
+            (
+                "first",
+                self.vs_random.first,
+                self.ceiling.first,
+                self.win_rate_vs_random.first,
+                self.worst_case.first,
+            ),
+            (
+                "second",
+                self.vs_random.second,
+                self.ceiling.second,
+                self.win_rate_vs_random.second,
+                self.worst_case.second,
+            ),
+        ] {
+            s.push_str(&format!(
+                "{name:<8} {:>24} {:>24} {:>7.2}% {:>9.2}%   {}\n",
+                show_exact(v),
+                show_exact(c),
+                100.0 * v / c,
+                100.0 * w,
+                verdict(worst)
+            ));
+        }
+        s
+    }
+}
