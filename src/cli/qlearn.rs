@@ -8,11 +8,11 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::games::{GameKind, Othello4, Player, TicTacToe};
+use crate::games::{GameKind, Othello4, TicTacToe};
 use crate::players::{BuildContext, Playable, PlayerSpec};
-use crate::tabular::exact::{self, Policy};
-use crate::tabular::qlearning::{Config, Opponent, Side, Trainer};
-use crate::tabular::qtable::{QGame, QTable};
+use crate::tabular::exact::{grade, BySide};
+use crate::tabular::qlearning::{Config, Opponent, Side, Target, Trainer};
+use crate::tabular::qtable::QGame;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -27,6 +27,10 @@ pub struct Args {
     /// The learner's side against a fixed opponent (ignored in self-play).
     #[arg(long, value_enum, default_value_t = Side::Both)]
     side: Side,
+    /// Self-play target: `max` (Q-learning, negamax) or `expected` (the opponent's value under
+    /// its ε-greedy play).
+    #[arg(long, value_enum, default_value_t = Target::Max)]
+    target: Target,
     /// Step size at the start ...
     #[arg(long, default_value_t = 0.5)]
     alpha: f32,
@@ -83,43 +87,6 @@ impl std::fmt::Display for OpponentSpec {
     }
 }
 
-/// A figure for each side.
-#[derive(Serialize, Clone, Copy)]
-pub struct BySide<T> {
-    pub first: T,
-    pub second: T,
-}
-
-/// The exact grading of a greedy policy.
-#[derive(Serialize)]
-pub struct Grades {
-    /// Expected score (win 1, draw 0, loss -1) against a uniformly random opponent.
-    pub vs_random: BySide<f64>,
-    /// The best expected score any policy reaches against it.
-    pub ceiling: BySide<f64>,
-    /// Probability of winning against it.
-    pub win_rate_vs_random: BySide<f64>,
-    /// Worst result against any opponent at all (1 win, 0 draw, -1 loss).
-    pub worst_case: BySide<i8>,
-}
-
-/// Grades the greedy policy of `table` exactly, by full game-tree search.
-pub fn grade<G: QGame>(table: &QTable<G>) -> Grades {
-    let both = |f: &dyn Fn(Player) -> f64| BySide {
-        first: f(Player::First),
-        second: f(Player::Second),
-    };
-    Grades {
-        vs_random: both(&|p| exact::vs_random(p, Policy::Greedy(table), exact::score)),
-        ceiling: both(&|p| exact::vs_random::<G>(p, Policy::Best, exact::score)),
-        win_rate_vs_random: both(&|p| exact::vs_random(p, Policy::Greedy(table), exact::win)),
-        worst_case: BySide {
-            first: exact::worst_case(Player::First, table),
-            second: exact::worst_case(Player::Second, table),
-        },
-    }
-}
-
 pub fn run(args: Args) -> Result<()> {
     match args.game {
         GameKind::TicTacToe => run_for::<TicTacToe>(&args),
@@ -139,6 +106,7 @@ fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
         epsilon: args.epsilon,
         epsilon_final: args.epsilon_final,
         side: args.side,
+        target: args.target,
         seed: args.seed,
     };
     let opponent = match &args.opponent {
@@ -226,49 +194,4 @@ fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
     );
     print!("{}", grades.table());
     Ok(())
-}
-
-impl Grades {
-    /// The grading as a table for people.
-    pub fn table(&self) -> String {
-        use crate::tabular::show_exact;
-        let verdict = |v: i8| match v {
-            1 => "always wins",
-            0 => "never loses",
-            _ => "can lose",
-        };
-        let mut s = String::from(
-            "exact expected score against a uniformly random opponent (win 1, draw 0, loss -1):\n",
-        );
-        s.push_str(&format!(
-            "{:<8} {:>24} {:>24} {:>8} {:>10}   against any opponent\n",
-            "side", "greedy policy", "best possible", "ratio", "win rate"
-        ));
-        for (name, v, c, w, worst) in [
-            (
-                "first",
-                self.vs_random.first,
-                self.ceiling.first,
-                self.win_rate_vs_random.first,
-                self.worst_case.first,
-            ),
-            (
-                "second",
-                self.vs_random.second,
-                self.ceiling.second,
-                self.win_rate_vs_random.second,
-                self.worst_case.second,
-            ),
-        ] {
-            s.push_str(&format!(
-                "{name:<8} {:>24} {:>24} {:>7.2}% {:>9.2}%   {}\n",
-                show_exact(v),
-                show_exact(c),
-                100.0 * v / c,
-                100.0 * w,
-                verdict(worst)
-            ));
-        }
-        s
-    }
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use anyhow::{bail, Result};
 use rand::Rng;
+use serde::Serialize;
 
 use crate::games::{Game, Move, Outcome, Player};
 use crate::players::{rng_from_seed, Agent, Rng64};
@@ -202,6 +203,88 @@ pub fn worst_case<G: Game>(side: Player, table: &QTable<G>) -> i8 {
         v
     }
     go(&G::new(), side, table, &mut HashMap::new())
+}
+
+/// A figure for each side.
+#[derive(Serialize, Clone, Copy)]
+pub struct BySide<T> {
+    pub first: T,
+    pub second: T,
+}
+
+/// The exact grading of a greedy policy.
+#[derive(Serialize)]
+pub struct Grades {
+    /// Expected score (win 1, draw 0, loss -1) against a uniformly random opponent.
+    pub vs_random: BySide<f64>,
+    /// The best expected score any policy reaches against it.
+    pub ceiling: BySide<f64>,
+    /// Probability of winning against it.
+    pub win_rate_vs_random: BySide<f64>,
+    /// Worst result against any opponent at all (1 win, 0 draw, -1 loss).
+    pub worst_case: BySide<i8>,
+}
+
+/// Grades the greedy policy of `table` exactly, by full game-tree search.
+pub fn grade<G: Game>(table: &QTable<G>) -> Grades {
+    let both = |f: &dyn Fn(Player) -> f64| BySide {
+        first: f(Player::First),
+        second: f(Player::Second),
+    };
+    Grades {
+        vs_random: both(&|p| vs_random(p, Policy::Greedy(table), score)),
+        ceiling: both(&|p| vs_random::<G>(p, Policy::Best, score)),
+        win_rate_vs_random: both(&|p| vs_random(p, Policy::Greedy(table), win)),
+        worst_case: BySide {
+            first: worst_case(Player::First, table),
+            second: worst_case(Player::Second, table),
+        },
+    }
+}
+
+impl Grades {
+    /// The grading as a table for people.
+    pub fn table(&self) -> String {
+        use super::show_exact;
+        let verdict = |v: i8| match v {
+            1 => "always wins",
+            0 => "never loses",
+            _ => "can lose",
+        };
+        let mut s = String::from(
+            "exact expected score against a uniformly random opponent (win 1, draw 0, loss -1):\n",
+        );
+        s.push_str(&format!(
+            "{:<8} {:>24} {:>24} {:>8} {:>10}   against any opponent\n",
+            "side", "greedy policy", "best possible", "ratio", "win rate"
+        ));
+        for (name, v, c, w, worst) in [
+            (
+                "first",
+                self.vs_random.first,
+                self.ceiling.first,
+                self.win_rate_vs_random.first,
+                self.worst_case.first,
+            ),
+            (
+                "second",
+                self.vs_random.second,
+                self.ceiling.second,
+                self.win_rate_vs_random.second,
+                self.worst_case.second,
+            ),
+        ] {
+            s.push_str(&format!(
+                "{name:<8} {:>24} {:>24} {:>7.2}% {:>9.2}%   {}\n",
+                show_exact(v),
+                show_exact(c),
+                100.0 * v / c,
+                100.0 * w,
+                verdict(worst)
+            ));
+        }
+        s
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,12 @@
 //! of both sides from the mover's view, and the target of a move is the negamax one:
 //! `r` if the move ends the game, else `-γ max_a' Q(s',a')` with `s'` the opponent's position.
 //! Nothing looks ahead on a copy of the game that changes what is really played.
+//!
+//! The `expected` target replaces `max_a' Q(s',a')` in self-play by its expectation under the
+//! ε-greedy behaviour, `(1-ε) max + ε mean` (expected SARSA): the values are then those of the
+//! game against a fallible opponent rather than a perfect one, which is what lets the losing
+//! side of a lost game (Black in 4x4 Othello) still prefer the moves a weak player answers
+//! badly; with the `max` target every losing move is worth the same -1.
 
 use anyhow::{bail, Result};
 use rand::Rng;
@@ -36,6 +42,16 @@ pub enum Side {
     Both,
 }
 
+/// How self-play values the opponent's position after a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Target {
+    /// Q-learning: the opponent's best value (negamax).
+    Max,
+    /// Expected SARSA: the opponent's value under its ε-greedy behaviour.
+    Expected,
+}
+
 /// Hyper-parameters; the step size and the exploration rate go linearly from their start to
 /// their final value over the episodes.
 #[derive(Clone, Debug)]
@@ -47,6 +63,8 @@ pub struct Config {
     pub epsilon: f32,
     pub epsilon_final: f32,
     pub side: Side,
+    /// The self-play target (against a fixed opponent the target is always the max).
+    pub target: Target,
     pub seed: u64,
 }
 
@@ -180,6 +198,21 @@ impl<G: QGame> Trainer<G> {
         }
     }
 
+    /// The value of `pos` to its mover under the self-play target.
+    #[inline]
+    fn target_value(&self, pos: &G, moves: &Moves, epsilon: f32) -> f32 {
+        let max = self.max_value(pos, moves);
+        match (self.config.target, self.table.row(pos)) {
+            (Target::Expected, Some(row)) => {
+                let values = self.table.values(row);
+                let mean =
+                    moves.iter().map(|&m| values[m as usize]).sum::<f32>() / moves.len() as f32;
+                (1.0 - epsilon) * max + epsilon * mean
+            }
+            _ => max,
+        }
+    }
+
     #[inline]
     fn update(&mut self, row: usize, m: Move, target: f32, alpha: f32) {
         let q = self.table.value_mut(row, m);
@@ -200,7 +233,7 @@ impl<G: QGame> Trainer<G> {
                 return o.value_for(Player::First);
             }
             moves = pos.legal_moves();
-            let target = -gamma * self.max_value(&pos, &moves);
+            let target = -gamma * self.target_value(&pos, &moves, epsilon);
             self.update(row, m, target, alpha);
         }
     }

@@ -55,6 +55,12 @@ pub struct QTable<G: Game> {
     _game: PhantomData<G>,
 }
 
+impl<G: Game> std::fmt::Debug for QTable<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "QTable<{}>({} positions)", G::NAME, self.len())
+    }
+}
+
 /// The games Q-learning trains, each with the fastest table it has.
 pub trait QGame: Game {
     fn new_table() -> QTable<Self>;
