@@ -141,13 +141,15 @@ fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
         if trainer.episodes_done() % log_every == 0 || trainer.episodes_done() == args.episodes {
             if !args.json {
                 let n = since_log.games().max(1) as f64;
-                bar.println(format!(
+                let line = format!(
                     "episodes {:>10}: {whose} wins {:5.1}% draws {:5.1}% losses {:5.1}% (α {alpha:.3}, ε {epsilon:.3})",
                     trainer.episodes_done(),
                     100.0 * since_log.wins as f64 / n,
                     100.0 * since_log.draws as f64 / n,
                     100.0 * since_log.losses as f64 / n,
-                ));
+                );
+                // printed past the bar, and also when stderr is not a terminal
+                bar.suspend(|| eprintln!("{line}"));
             }
             since_log = crate::arena::Tally::default();
         }

@@ -55,40 +55,41 @@ impl Action {
     }
 }
 
-/// The infinite deck: draws card values from a seeded generator, taking four random bits a
-/// card (a nibble of 13, 14 or 15 is thrown away, so the 13 ranks stay exactly equally likely)
-/// to make one 64-bit draw serve many cards.
+/// The infinite deck: draws card values from a seeded generator, sixteen random bits a card
+/// (the 3 of 65,536 values above 13 x 5,041 are thrown away, so the 13 ranks stay exactly
+/// equally likely) so that one 64-bit draw serves four cards.
 #[derive(Clone, Debug)]
 pub struct Deck {
     rng: Rng64,
     bits: u64,
-    nibbles: u32,
+    chunks: u32,
 }
 
-/// Card value of each rank (ace 1, face cards 10).
-const RANK_VALUE: [u8; 13] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10];
+/// The largest multiple of 13 that fits in 16 bits.
+const ACCEPT: u64 = 13 * 5_041;
 
 impl Deck {
     pub fn new(seed: u64) -> Deck {
         Deck {
             rng: crate::players::rng_from_seed(seed),
             bits: 0,
-            nibbles: 0,
+            chunks: 0,
         }
     }
     /// Draws one card value: 1 for an ace, 10 for 10, J, Q and K.
     #[inline]
     pub fn draw(&mut self) -> u8 {
         loop {
-            if self.nibbles == 0 {
+            if self.chunks == 0 {
                 self.bits = self.rng.next_u64();
-                self.nibbles = 16;
+                self.chunks = 4;
             }
-            let rank = (self.bits & 15) as usize;
-            self.bits >>= 4;
-            self.nibbles -= 1;
-            if rank < 13 {
-                return RANK_VALUE[rank];
+            let chunk = self.bits & 0xffff;
+            self.bits >>= 16;
+            self.chunks -= 1;
+            if chunk < ACCEPT {
+                // rank 0 is the ace, ranks 9.. are 10 and the faces
+                return ((chunk % 13) as u8 + 1).min(10);
             }
         }
     }

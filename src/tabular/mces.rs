@@ -78,9 +78,12 @@ impl Mces {
 
     /// Runs `episodes` episodes.
     pub fn train(&mut self, episodes: u64, deck: &mut Deck) {
+        // a local deck stays in registers instead of being written back after every card
+        let mut local = deck.clone();
         for _ in 0..episodes {
-            self.episode(deck);
+            self.episode(&mut local);
         }
+        *deck = local;
         self.episodes += episodes;
     }
 
