@@ -1,5 +1,12 @@
 //! `zero qlearn`: tabular Q-learning for tic-tac-toe and 4x4 Othello, ending with the greedy
 //! policy's exact expected score against a random player next to the best possible one.
+//!
+//! Recipes that reach the targets (seconds each):
+//! `zero qlearn --game tictactoe --opponent random --side second --episodes 500000` (≥ 99% of
+//! the best score against random), `zero qlearn --game tictactoe --opponent self
+//! --episodes 100000` (never loses, either side), and `zero qlearn --game othello4 --opponent
+//! self --target expected --epsilon 0.3 --epsilon-final 0.1 --episodes 1000000` (White wins
+//! against every opponent; Black wins 94.9% against random, the best possible).
 
 use std::path::PathBuf;
 use std::str::FromStr;
