@@ -12,4 +12,5 @@ pub mod games;
 pub mod nn;
 pub mod players;
 pub mod search;
+pub mod tabular;
 pub mod zero;

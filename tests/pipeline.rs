@@ -28,8 +28,8 @@ fn tiny_cycle_runs_and_resumes() {
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
     let cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     let mut reports = Vec::new();
-    let state = run_cycle::<TicTacToe>(&cfg, &paths, 2, false, &mut |v| reports.push(v.clone()))
-        .unwrap();
+    let state =
+        run_cycle::<TicTacToe>(&cfg, &paths, 2, false, &mut |v| reports.push(v.clone())).unwrap();
     assert_eq!(state.iteration, 3);
     assert_eq!(state.stage, Stage::SelfPlay);
     assert_eq!(reports.len(), 6);

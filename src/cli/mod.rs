@@ -2,10 +2,13 @@
 
 mod arena;
 mod bench;
+mod blackjack;
 mod cycle;
 mod info;
+mod mces;
 mod perft;
 mod play;
+mod qlearn;
 mod run_args;
 mod stages;
 
@@ -45,6 +48,12 @@ enum Command {
     Train(stages::Args),
     /// Play latest against best and promote it if it wins.
     Evaluate(stages::Args),
+    /// Tabular Q-learning for tic-tac-toe and 4x4 Othello, graded exactly against random play.
+    Qlearn(qlearn::Args),
+    /// Monte Carlo control with exploring starts for Blackjack.
+    Mces(mces::Args),
+    /// Blackjack: the exact optimal policy, and evaluation of a policy.
+    Blackjack(blackjack::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -61,6 +70,9 @@ pub fn main() -> i32 {
         Command::Selfplay(a) => stages::run(stages::Which::SelfPlay, a),
         Command::Train(a) => stages::run(stages::Which::Train, a),
         Command::Evaluate(a) => stages::run(stages::Which::Evaluate, a),
+        Command::Qlearn(a) => qlearn::run(a),
+        Command::Mces(a) => mces::run(a),
+        Command::Blackjack(a) => blackjack::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,304 @@
+//! The Q-table: action values of positions from the mover's view, its file format, and the
+//! greedy `ql:PATH` player.
+//!
+//! Training indexes rows by a perfect position index where the game has a small one
+//! (tic-tac-toe: base 3, 3^9 rows, no hashing in the training loop); other games, and every
+//! table loaded from a file, find rows through a hash map from the position key.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::marker::PhantomData;
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use crate::games::{mix64, Game, Move, Othello4, TicTacToe};
+use crate::players::{rng_from_seed, Agent, Rng64};
+
+const FORMAT: &str = "zero-qtable";
+const VERSION: u32 = 1;
+/// Marks a dense row no position has reached.
+const UNUSED: u64 = u64::MAX;
+
+/// Hashes position keys, already unique 64-bit values, with one mixing step.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = mix64(self.0 ^ b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = mix64(x);
+    }
+}
+
+type KeyMap = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
+
+enum RowIndex<G> {
+    /// Row = a perfect index of the position; `keys[row] == UNUSED` until it is reached.
+    Dense(fn(&G) -> usize),
+    /// Rows appended as positions are reached.
+    Hashed(KeyMap),
+}
+
+/// Action values `Q(position, move)` from the mover's view; positions never reached have none.
+pub struct QTable<G: Game> {
+    values: Vec<f32>,
+    keys: Vec<u64>,
+    index: RowIndex<G>,
+    _game: PhantomData<G>,
+}
+
+impl<G: Game> std::fmt::Debug for QTable<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "QTable<{}>({} positions)", G::NAME, self.len())
+    }
+}
+
+/// The games Q-learning trains, each with the fastest table it has.
+pub trait QGame: Game {
+    fn new_table() -> QTable<Self>;
+}
+
+/// `3^i` summed over the set bits `i` of a 9-bit mask.
+const BASE3: [u16; 512] = {
+    let mut t = [0u16; 512];
+    let mut m = 0;
+    while m < 512 {
+        let (mut i, mut p, mut v) = (0, 1u16, 0u16);
+        while i < 9 {
+            if m >> i & 1 == 1 {
+                v += p;
+            }
+            p *= 3;
+            i += 1;
+        }
+        t[m] = v;
+        m += 1;
+    }
+    t
+};
+
+/// The base-3 index of a tic-tac-toe position (cell i: 0 empty, 1 X, 2 O, weight 3^i).
+pub fn tictactoe_index(p: &TicTacToe) -> usize {
+    use crate::games::Player;
+    BASE3[p.stones(Player::First) as usize] as usize
+        + 2 * BASE3[p.stones(Player::Second) as usize] as usize
+}
+
+impl QGame for TicTacToe {
+    fn new_table() -> QTable<Self> {
+        QTable::dense(19_683, tictactoe_index)
+    }
+}
+
+impl QGame for Othello4 {
+    fn new_table() -> QTable<Self> {
+        QTable::hashed()
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Record {
+    game: String,
+    actions: u32,
+    /// Position key and its values over all actions (illegal ones 0), for reached positions.
+    rows: Vec<(u64, Vec<f32>)>,
+}
+
+impl<G: Game> QTable<G> {
+    /// A table with `rows` rows addressed by the perfect index `index`.
+    pub fn dense(rows: usize, index: fn(&G) -> usize) -> Self {
+        QTable {
+            values: vec![0.0; rows * G::NUM_ACTIONS],
+            keys: vec![UNUSED; rows],
+            index: RowIndex::Dense(index),
+            _game: PhantomData,
+        }
+    }
+
+    /// An empty table addressed by position keys.
+    pub fn hashed() -> Self {
+        QTable {
+            values: Vec::new(),
+            keys: Vec::new(),
+            index: RowIndex::Hashed(KeyMap::default()),
+            _game: PhantomData,
+        }
+    }
+
+    /// The row of a reached position.
+    #[inline]
+    pub fn row(&self, pos: &G) -> Option<usize> {
+        match &self.index {
+            RowIndex::Dense(f) => {
+                let r = f(pos);
+                (self.keys[r] != UNUSED).then_some(r)
+            }
+            RowIndex::Hashed(map) => map.get(&pos.key()).map(|&r| r as usize),
+        }
+    }
+
+    /// The row of a position, made (all values 0) if it was never reached.
+    #[inline]
+    pub fn row_mut(&mut self, pos: &G) -> usize {
+        match &mut self.index {
+            RowIndex::Dense(f) => {
+                let r = f(pos);
+                self.keys[r] = pos.key();
+                r
+            }
+            RowIndex::Hashed(map) => {
+                let key = pos.key();
+                let next = self.keys.len() as u32;
+                let r = *map.entry(key).or_insert(next);
+                if r == next {
+                    self.keys.push(key);
+                    self.values.resize(self.values.len() + G::NUM_ACTIONS, 0.0);
+                }
+                r as usize
+            }
+        }
+    }
+
+    /// The values of a row, one per action.
+    #[inline]
+    pub fn values(&self, row: usize) -> &[f32] {
+        &self.values[row * G::NUM_ACTIONS..(row + 1) * G::NUM_ACTIONS]
+    }
+
+    #[inline]
+    pub fn value_mut(&mut self, row: usize, m: Move) -> &mut f32 {
+        &mut self.values[row * G::NUM_ACTIONS + m as usize]
+    }
+
+    /// `Q(pos, m)`, 0 for a position never reached.
+    pub fn get(&self, pos: &G, m: Move) -> f32 {
+        self.row(pos).map_or(0.0, |r| self.values(r)[m as usize])
+    }
+
+    /// Number of positions reached.
+    pub fn len(&self) -> usize {
+        match &self.index {
+            RowIndex::Dense(_) => self.keys.iter().filter(|&&k| k != UNUSED).count(),
+            RowIndex::Hashed(map) => map.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The greedy move of a reached position: the legal move of highest value, the first
+    /// such in move order on ties. `None` for a position never reached or one that is over.
+    pub fn greedy(&self, pos: &G) -> Option<Move> {
+        let row = self.values(self.row(pos)?);
+        let mut best: Option<(Move, f32)> = None;
+        for m in pos.legal_moves() {
+            let v = row[m as usize];
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((m, v));
+            }
+        }
+        best.map(|(m, _)| m)
+    }
+
+    /// Saves the reached positions (postcard, atomically).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let rows = self
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(_, &k)| k != UNUSED)
+            .map(|(r, &k)| (k, self.values(r).to_vec()))
+            .collect();
+        let record = Record {
+            game: G::NAME.to_string(),
+            actions: G::NUM_ACTIONS as u32,
+            rows,
+        };
+        super::save_record(path, FORMAT, VERSION, &record)
+    }
+
+    /// Loads a table saved for game `G`.
+    pub fn load(path: &Path) -> Result<Self> {
+        let record: Record = super::load_record(path, FORMAT, VERSION)?;
+        if record.game != G::NAME {
+            bail!(
+                "{} is a Q-table for {}, not for {}",
+                path.display(),
+                record.game,
+                G::NAME
+            );
+        }
+        if record.actions as usize != G::NUM_ACTIONS
+            || record.rows.iter().any(|(_, v)| v.len() != G::NUM_ACTIONS)
+        {
+            bail!(
+                "{} is a corrupt Q-table: {} has {} actions",
+                path.display(),
+                G::NAME,
+                G::NUM_ACTIONS
+            );
+        }
+        let mut map = KeyMap::default();
+        let mut keys = Vec::with_capacity(record.rows.len());
+        let mut values = Vec::with_capacity(record.rows.len() * G::NUM_ACTIONS);
+        for (key, row) in record.rows {
+            if map.insert(key, keys.len() as u32).is_some() {
+                bail!(
+                    "{} is a corrupt Q-table: a position is there twice",
+                    path.display()
+                );
+            }
+            keys.push(key);
+            values.extend_from_slice(&row);
+        }
+        Ok(QTable {
+            values,
+            keys,
+            index: RowIndex::Hashed(map),
+            _game: PhantomData,
+        })
+    }
+}
+
+/// The `ql:PATH` player: plays the greedy move of its Q-table; in a position the table never
+/// reached it plays a uniformly random legal move (seeded per game), as the exact grading in
+/// [`super::exact`] assumes.
+pub struct QAgent<G: Game> {
+    table: QTable<G>,
+    rng: Rng64,
+}
+
+impl<G: Game> QAgent<G> {
+    pub fn new(table: QTable<G>) -> Self {
+        QAgent {
+            table,
+            rng: rng_from_seed(0),
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for QAgent<G> {
+    fn new_game(&mut self, seed: u64) {
+        self.rng = rng_from_seed(seed);
+    }
+    fn choose(&mut self, pos: &G) -> Result<Move> {
+        use rand::Rng;
+        if let Some(m) = self.table.greedy(pos) {
+            return Ok(m);
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            bail!("no legal move: the game is over");
+        }
+        Ok(moves[self.rng.random_range(0..moves.len())])
+    }
+}
