@@ -199,7 +199,6 @@ impl PlayerSpec {
             // Greedy in the table; a seeded random legal move where the table has no row.
             PlayerSpec::QTable(path) => crate::tabular::qtable::QTable::<G>::load(path)
                 .map(|t| Box::new(crate::tabular::qtable::QAgent::new(t)) as Box<dyn Agent<G>>),
-            other => Err(anyhow!("player '{other}' is not available yet")),
         };
         agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))
     }
