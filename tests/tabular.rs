@@ -263,8 +263,8 @@ fn mces_learns_the_optimal_policy_up_to_close_cells() {
     // the often-visited cells
     let q = learner.q();
     let exact = blackjack_dp::evaluate(&learner.policy);
-    for s in 0..200 {
-        let a = learner.policy[s] as usize;
+    for (s, &action) in learner.policy.iter().enumerate() {
+        let a = action as usize;
         if learner.counts[s][a] > 20_000 {
             assert!((q[s][a] - exact.q[s][a]).abs() < 0.05, "state {s}");
         }
