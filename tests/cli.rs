@@ -1,0 +1,111 @@
+//! The command line as a user meets it: bad input gets a clear message and a non-zero exit,
+//! never a panic; figures come as JSON with `--json`.
+
+use std::process::Command;
+
+fn zero(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zero"))
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("the zero binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn fails_with(args: &[&str], needle: &str) {
+    let (code, _, err) = zero(args);
+    assert_ne!(code, 0, "{args:?} should fail");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in: {err}"
+    );
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+}
+
+#[test]
+fn bad_players_and_games_are_clear_errors() {
+    fails_with(
+        &["arena", "--game", "tictactoe", "alphago", "random"],
+        "unknown player",
+    );
+    fails_with(
+        &["arena", "--game", "tictactoe", "minimax:x", "random"],
+        "not a depth",
+    );
+    fails_with(
+        &["arena", "--game", "othello4", "rules", "random"],
+        "no rule-based player",
+    );
+    fails_with(
+        &["arena", "--game", "chess", "random", "random"],
+        "invalid value",
+    );
+    fails_with(
+        &["arena", "--game", "blackjack", "random", "random"],
+        "single-player",
+    );
+    fails_with(
+        &[
+            "arena",
+            "--game",
+            "connect4",
+            "model:/nonexistent.safetensors",
+            "random",
+        ],
+        "no model at",
+    );
+    fails_with(
+        &[
+            "arena", "--game", "connect4", "random", "random", "--games", "0",
+        ],
+        "at least 1",
+    );
+    fails_with(
+        &["cycle", "--game", "connect4", "--preset", "huge"],
+        "unknown preset",
+    );
+}
+
+#[test]
+fn arena_json_has_the_documented_fields() {
+    let (code, out, err) = zero(&[
+        "arena", "--game", "connect4", "random", "random", "--games", "50", "--seed", "3", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    for key in [
+        "game", "a", "b", "games", "a_first", "a_second", "total", "elo", "elo_ci95", "seconds",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    assert_eq!(v["games"], 50);
+    let t = &v["total"];
+    let sum =
+        t["wins"].as_u64().unwrap() + t["losses"].as_u64().unwrap() + t["draws"].as_u64().unwrap();
+    assert_eq!(sum, 50);
+    // same seed, same result
+    let (_, again, _) = zero(&[
+        "arena", "--game", "connect4", "random", "random", "--games", "50", "--seed", "3", "--json",
+    ]);
+    let w: serde_json::Value = serde_json::from_str(again.trim()).unwrap();
+    assert_eq!(v["total"], w["total"]);
+}
+
+#[test]
+fn info_reports_libtorch() {
+    let (code, out, err) = zero(&["info", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(
+        v["libtorch_version"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("2.11.0"),
+        "{v}"
+    );
+    assert!(v["cuda_available"].is_boolean());
+}
