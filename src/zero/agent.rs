@@ -66,7 +66,7 @@ impl<G: Game, E: LeafEvaluator<G>> SearchAgent<G, E> {
             })
             .collect();
         eprintln!(
-            "model: value {value:+.2} (win chance about {:.0}%), top moves {}",
+            "model: value {value:+.2} for itself (expected score {:.0}%, draws half), top moves {}",
             50.0 * (value + 1.0),
             top.join(", ")
         );
