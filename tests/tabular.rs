@@ -2,7 +2,6 @@
 //! random tic-tac-toe player, the exact Blackjack optimum, learning that reaches them, and the
 //! files the learners write.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -13,8 +12,10 @@ use zero::games::blackjack::{play_hand, Deck};
 use zero::games::othello4::WEIGHTS;
 use zero::games::{Game, Move, Othello4, Outcome, Player, TicTacToe};
 use zero::players::{rng_from_seed, Agent, BuildContext, PlayerSpec, RandomAgent, Rng64};
+use zero::search::exhaustive::{solve_value, SolveTable, SolverAgent};
+use zero::search::score_sign;
 use zero::tabular::blackjack_dp;
-use zero::tabular::exact::{self, grade, negamax, Policy, SolverAgent};
+use zero::tabular::exact::{self, grade, Policy};
 use zero::tabular::mces::Mces;
 use zero::tabular::qlearning::{Config, Opponent, Side, Target, Trainer};
 use zero::tabular::qtable::{QAgent, QTable};
@@ -206,8 +207,8 @@ fn othello_self_play_white_wins_every_game_and_black_beats_random() {
     let table = othello_self_play();
     let g = grade(table);
     // 4x4 Othello is a win for White, and the greedy White wins against every opponent...
-    let mut memo = HashMap::new();
-    assert_eq!(negamax(&Othello4::new(), &mut memo), -1);
+    let v = solve_value(&Othello4::new(), &mut SolveTable::new());
+    assert_eq!(score_sign(v), -1);
     assert_eq!(g.worst_case.second, 1);
     // ... so in particular against a perfect Black and a depth-3 alpha-beta Black
     let mut solver = SolverAgent::<Othello4>::new();

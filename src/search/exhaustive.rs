@@ -113,3 +113,22 @@ impl<G: Game> Agent<G> for SolverAgent<G> {
         Ok(best[self.rng.random_range(0..best.len())])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::TicTacToe;
+    use crate::search::score_sign;
+
+    #[test]
+    fn tictactoe_is_a_draw() {
+        let mut table = SolveTable::new();
+        assert_eq!(score_sign(solve_value(&TicTacToe::new(), &mut table)), 0);
+        // X in the centre, O on an edge: X wins
+        let p = TicTacToe::parse_position("52").unwrap();
+        assert_eq!(score_sign(solve_value(&p, &mut table)), 1);
+        // ... and O answering in a corner holds the draw
+        let p = TicTacToe::parse_position("51").unwrap();
+        assert_eq!(score_sign(solve_value(&p, &mut table)), 0);
+    }
+}

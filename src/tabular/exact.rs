@@ -1,88 +1,16 @@
 //! Exact grading by full game-tree search, for games small enough to search to the end
-//! (tic-tac-toe: 5,478 positions; 4x4 Othello): exact negamax values, a perfect player, the
-//! exact expected result of a policy against a uniformly random opponent (expectimax), the
-//! best such result any policy can reach, and a policy's worst result against any opponent.
+//! (tic-tac-toe: 5,478 positions; 4x4 Othello): the exact expected result of a policy against
+//! a uniformly random opponent (expectimax), the best such result any policy can reach, and a
+//! policy's worst result against any opponent. Exact game values and the perfect player are
+//! the search module's solver ([`crate::search::exhaustive`]).
 
 use std::collections::HashMap;
 
-use anyhow::{bail, Result};
-use rand::Rng;
 use serde::Serialize;
 
-use crate::games::{Game, Move, Outcome, Player};
-use crate::players::{rng_from_seed, Agent, Rng64};
+use crate::games::{Game, Outcome, Player};
 
 use super::qtable::QTable;
-
-/// The exact value of `pos` for the side to move: +1 win, 0 draw, -1 loss under perfect play.
-pub fn negamax<G: Game>(pos: &G, memo: &mut HashMap<G, i8>) -> i8 {
-    if let Some(o) = pos.outcome() {
-        return o.value_for(pos.to_move()) as i8;
-    }
-    if let Some(&v) = memo.get(pos) {
-        return v;
-    }
-    let mut best = -1;
-    for m in pos.legal_moves() {
-        let mut child = pos.clone();
-        child.play(m);
-        best = best.max(-negamax(&child, memo));
-        if best == 1 {
-            break;
-        }
-    }
-    memo.insert(pos.clone(), best);
-    best
-}
-
-/// A perfect player: a uniformly random move among those of the best exact value.
-pub struct SolverAgent<G: Game> {
-    memo: HashMap<G, i8>,
-    rng: Rng64,
-}
-
-impl<G: Game> SolverAgent<G> {
-    pub fn new() -> Self {
-        SolverAgent {
-            memo: HashMap::new(),
-            rng: rng_from_seed(0),
-        }
-    }
-}
-
-impl<G: Game> Default for SolverAgent<G> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<G: Game> Agent<G> for SolverAgent<G> {
-    fn new_game(&mut self, seed: u64) {
-        self.rng = rng_from_seed(seed);
-    }
-    fn choose(&mut self, pos: &G) -> Result<Move> {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            bail!("no legal move: the game is over");
-        }
-        let values: Vec<i8> = moves
-            .iter()
-            .map(|&m| {
-                let mut child = pos.clone();
-                child.play(m);
-                -negamax(&child, &mut self.memo)
-            })
-            .collect();
-        let best = values.iter().copied().max().unwrap_or(-1);
-        let best_moves: Vec<Move> = moves
-            .iter()
-            .zip(&values)
-            .filter(|(_, &v)| v == best)
-            .map(|(&m, _)| m)
-            .collect();
-        Ok(best_moves[self.rng.random_range(0..best_moves.len())])
-    }
-}
 
 /// The policy being graded.
 #[derive(Clone, Copy)]
@@ -284,23 +212,5 @@ impl Grades {
             ));
         }
         s
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::games::TicTacToe;
-
-    #[test]
-    fn tictactoe_is_a_draw() {
-        let mut memo = HashMap::new();
-        assert_eq!(negamax(&TicTacToe::new(), &mut memo), 0);
-        // X in the centre, O on an edge: X wins
-        let p = TicTacToe::parse_position("52").unwrap();
-        assert_eq!(negamax(&p, &mut memo), 1);
-        // ... and O answering in a corner holds the draw
-        let p = TicTacToe::parse_position("51").unwrap();
-        assert_eq!(negamax(&p, &mut memo), 0);
     }
 }
