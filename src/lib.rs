@@ -10,3 +10,4 @@ pub mod arena;
 pub mod cli;
 pub mod games;
 pub mod players;
+pub mod solvers;

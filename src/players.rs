@@ -140,7 +140,13 @@ pub trait Playable: Game {
 }
 
 impl Playable for TicTacToe {}
-impl Playable for Connect4 {}
+impl Playable for Connect4 {
+    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
+        Ok(Box::new(crate::solvers::connect4_book::SolverAgent::new(
+            crate::solvers::connect4_book::DATA_DIR,
+        )))
+    }
+}
 impl Playable for Othello4 {}
 
 impl PlayerSpec {

@@ -5,6 +5,7 @@ mod cycle;
 mod info;
 mod perft;
 mod play;
+mod solve;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -33,6 +34,8 @@ enum Command {
     Play(play::Args),
     /// Self-play, training and evaluation in a loop.
     Cycle(cycle::Args),
+    /// Solve Connect Four positions exactly; benchmark the solver; build its opening book.
+    Solve(solve::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -44,6 +47,7 @@ pub fn main() -> i32 {
         Command::Perft(a) => perft::run(a),
         Command::Play(a) => play::run(a),
         Command::Cycle(a) => cycle::run(a),
+        Command::Solve(a) => solve::run(a),
     };
     match result {
         Ok(()) => 0,
