@@ -254,7 +254,12 @@ fn advise_huge_pages(addr: usize, len: usize) {
 
 /// Primes used as bucket counts, each the largest below a power of two.
 fn prime_at_most(n: u64) -> u64 {
-    let is_prime = |p: u64| p >= 2 && (2..).take_while(|d| d * d <= p).all(|d| p % d != 0);
+    let is_prime = |p: u64| {
+        p >= 2
+            && (2..)
+                .take_while(|d| d * d <= p)
+                .all(|d| !p.is_multiple_of(d))
+    };
     (2..=n.max(2)).rev().find(|&p| is_prime(p)).unwrap_or(2)
 }
 
@@ -560,7 +565,8 @@ impl Solver {
                 min = r;
             }
         }
-        min
+        // A search may return a bound beyond the window (below `lo` or above `hi`).
+        min.clamp(lo, hi)
     }
 
     /// The exact score of a position that is not over.
