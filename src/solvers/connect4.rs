@@ -384,7 +384,6 @@ impl Solver {
         Solver {
             table: Table::new(table_entries),
             nodes: 0,
-
             book: None,
         }
     }
@@ -490,7 +489,6 @@ impl Solver {
             if table_move == Some(col) {
                 score += 1000;
             }
-
             let mut j = n;
             while j > 0 && moves[j - 1].1 < score {
                 moves[j] = moves[j - 1];
