@@ -499,7 +499,9 @@ impl Solver {
         }
 
         // Enhanced transposition cutoff: a child already known to be good enough ends the
-        // search before any child is searched.
+        // search before any child is searched; one known to be no better than alpha is
+        // skipped (it stays so as alpha rises).
+        let mut known_bad = [false; WIDTH];
         if n > 1 {
             // Fetch every child's bucket at once rather than one cache miss after another.
             let mut child_keys = [0u64; WIDTH];
@@ -509,7 +511,7 @@ impl Solver {
                 *k = child.canonical_key().0;
                 self.table.prefetch(*k);
             }
-            for (&ckey, &(_, _, col)) in child_keys.iter().zip(&moves[..n]) {
+            for (i, (&ckey, &(_, _, col))) in child_keys.iter().zip(&moves[..n]).enumerate() {
                 if let Some(e) = self.table.get(ckey) {
                     let score = -e.upper();
                     if score >= beta {
@@ -517,11 +519,15 @@ impl Solver {
                             .put(key, score, MAX_SCORE + 3, stored_move(col, mirrored), 0);
                         return score;
                     }
+                    known_bad[i] = -e.lower() <= alpha;
                 }
             }
         }
 
-        for &(cell, _, col) in &moves[..n] {
+        for (i, &(cell, _, col)) in moves[..n].iter().enumerate() {
+            if known_bad[i] {
+                continue;
+            }
             let mut child = *p;
             child.play_cell(cell);
             let score = -self.negamax(&child, -beta, -alpha);
