@@ -458,3 +458,42 @@ impl Agent<Connect4> for SolverAgent {
         Ok(cols[self.rng.random_range(0..cols.len())] as Move)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_counted_up_to_mirror_images() {
+        assert_eq!(positions_at(0).len(), 1);
+        // Columns 1/7, 2/6, 3/5 and 4.
+        assert_eq!(positions_at(1).len(), 4);
+        // 49 two-stone positions, all distinct; mirroring pairs them up except 4-4.
+        let two = positions_at(2);
+        assert_eq!(two.len(), 25);
+        let mut keys: Vec<u64> = two.iter().map(|p| p.canonical_key().0).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), 25);
+    }
+
+    #[test]
+    fn book_round_trips_and_refuses_garbage() {
+        let dir = std::env::temp_dir().join(format!("zero-c4-book-{}", std::process::id()));
+        let mut map = HashMap::new();
+        map.insert(12345u64, 3i8);
+        map.insert(7u64, -2i8);
+        let book = Book::from_map(1, &map);
+        let path = Book::path(&dir, 1);
+        book.save(&path).unwrap();
+        assert_eq!(Book::find_deepest(&dir), Some(path.clone()));
+        let back = Book::load(&path).unwrap();
+        assert_eq!((back.depth(), back.len()), (1, 2));
+        assert_eq!(back.get(7), Some(-2));
+        assert_eq!(back.get(12345), Some(3));
+        assert_eq!(back.get(8), None);
+        std::fs::write(&path, b"not a book").unwrap();
+        assert!(Book::load(&path).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
