@@ -21,8 +21,9 @@ use crate::players::{rng_from_seed, Agent, Rng64};
 pub const DATA_DIR: &str = "data/connect4";
 const BOOK_VERSION: u32 = 1;
 const CACHE_FILE: &str = "cache.bin";
-/// Bytes of one cache record: the canonical key (u64, little-endian) and the score (i8).
-const RECORD: usize = 9;
+/// Bytes of one cache record: the canonical key (u64, little-endian), then a lower and an
+/// upper bound on the score (i8 each; equal for an exact score).
+const RECORD: usize = 10;
 
 /// Exact scores of every position with at most `depth` stones, keyed by canonical key.
 pub struct Book {
@@ -147,24 +148,33 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Every position solved so far, appended to a file of fixed-size records (a record cut short
-/// by a crash is ignored on loading).
+/// by a crash is ignored on loading). A record holds bounds on the score: equal bounds for a
+/// solved position; a lower bound alone for a move the player refuted without its exact score.
 pub struct Cache {
-    map: HashMap<u64, i8>,
+    /// Canonical key to (lower, upper) bounds on the score.
+    map: HashMap<u64, (i8, i8)>,
     file: Option<File>,
     path: PathBuf,
 }
+
+const UNKNOWN_LOW: i8 = -64;
+const UNKNOWN_HIGH: i8 = 64;
 
 impl Cache {
     /// Loads the cache in `dir` (empty when there is none yet); new entries are appended to it.
     pub fn open(dir: &Path) -> Result<Cache> {
         let path = dir.join(CACHE_FILE);
-        let mut map = HashMap::new();
+        let mut map: HashMap<u64, (i8, i8)> = HashMap::new();
         match std::fs::read(&path) {
             Ok(bytes) => {
                 for rec in bytes.chunks_exact(RECORD) {
                     let mut key = [0u8; 8];
                     key.copy_from_slice(&rec[..8]);
-                    map.insert(u64::from_le_bytes(key), rec[8] as i8);
+                    let (lower, upper) = (rec[8] as i8, rec[9] as i8);
+                    let e = map
+                        .entry(u64::from_le_bytes(key))
+                        .or_insert((UNKNOWN_LOW, UNKNOWN_HIGH));
+                    *e = (e.0.max(lower), e.1.min(upper));
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -182,13 +192,38 @@ impl Cache {
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
+    /// The exact score, if known.
     pub fn get(&self, canonical_key: u64) -> Option<i32> {
-        self.map.get(&canonical_key).map(|&s| s as i32)
+        match self.map.get(&canonical_key) {
+            Some(&(lower, upper)) if lower == upper => Some(lower as i32),
+            _ => None,
+        }
     }
+    /// The known lower bound on the score, if any.
+    pub fn lower_bound(&self, canonical_key: u64) -> Option<i32> {
+        match self.map.get(&canonical_key) {
+            Some(&(lower, _)) if lower > UNKNOWN_LOW => Some(lower as i32),
+            _ => None,
+        }
+    }
+    /// Records the exact score.
     pub fn insert(&mut self, canonical_key: u64, score: i32) -> Result<()> {
-        if self.map.insert(canonical_key, score as i8).is_some() {
+        self.record(canonical_key, score as i8, score as i8)
+    }
+    /// Records that the score is at least `lower`.
+    pub fn insert_lower_bound(&mut self, canonical_key: u64, lower: i32) -> Result<()> {
+        self.record(canonical_key, lower as i8, UNKNOWN_HIGH)
+    }
+    fn record(&mut self, canonical_key: u64, lower: i8, upper: i8) -> Result<()> {
+        let e = self
+            .map
+            .entry(canonical_key)
+            .or_insert((UNKNOWN_LOW, UNKNOWN_HIGH));
+        let merged = (e.0.max(lower), e.1.min(upper));
+        if merged == *e {
             return Ok(());
         }
+        *e = merged;
         if self.file.is_none() {
             if let Some(dir) = self.path.parent() {
                 std::fs::create_dir_all(dir)
@@ -203,7 +238,8 @@ impl Cache {
         }
         let mut rec = [0u8; RECORD];
         rec[..8].copy_from_slice(&canonical_key.to_le_bytes());
-        rec[8] = score as i8 as u8;
+        rec[8] = lower as u8;
+        rec[9] = upper as u8;
         if let Some(f) = &mut self.file {
             // One write per record, so concurrent appenders do not interleave within one.
             f.write_all(&rec)
@@ -286,9 +322,19 @@ impl Oracle {
         if let Some((s, _)) = self.known(p) {
             return Ok(s);
         }
+        let key = p.canonical_key().0;
+        if let Some(lower) = self.cache.as_ref().and_then(|c| c.lower_bound(key)) {
+            if lower >= hi {
+                return Ok(lower);
+            }
+        }
         let s = self.solver.solve_range(p, i32::MIN / 2, hi);
-        if s < hi {
-            self.remember(p, s)?;
+        if let Some(c) = &mut self.cache {
+            if s < hi {
+                c.insert(key, s)?;
+            } else {
+                c.insert_lower_bound(key, s)?;
+            }
         }
         Ok(s)
     }
@@ -494,6 +540,29 @@ mod tests {
         assert_eq!(back.get(8), None);
         std::fs::write(&path, b"not a book").unwrap();
         assert!(Book::load(&path).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn cache_keeps_exact_scores_and_bounds_across_runs() {
+        let dir = std::env::temp_dir().join(format!("zero-c4-cachet-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        {
+            let mut c = Cache::open(&dir).unwrap();
+            c.insert(1, -3).unwrap();
+            c.insert_lower_bound(2, 5).unwrap();
+            c.insert_lower_bound(2, 7).unwrap();
+        }
+        // A record cut short by a crash is ignored.
+        let path = dir.join(CACHE_FILE);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.extend_from_slice(&[9, 9, 9]);
+        std::fs::write(&path, bytes).unwrap();
+        let c = Cache::open(&dir).unwrap();
+        assert_eq!(c.get(1), Some(-3));
+        assert_eq!(c.get(2), None);
+        assert_eq!(c.lower_bound(2), Some(7));
+        assert_eq!(c.lower_bound(3), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
