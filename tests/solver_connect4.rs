@@ -75,7 +75,7 @@ fn opening_easy_set_all() {
 
 #[test]
 fn middle_game_medium_set_sample() {
-    assert_eq!(check("Test_L2_R2", |i| i % 20 == 0), 50);
+    assert_eq!(check("Test_L2_R2", |i| i.is_multiple_of(20)), 50);
 }
 
 /// The fastest of the first 40 lines of Test_L1_R2 and of the first 12 of Test_L1_R3.
