@@ -12,5 +12,6 @@ pub mod games;
 pub mod nn;
 pub mod players;
 pub mod search;
+pub mod solvers;
 pub mod tabular;
 pub mod zero;

@@ -158,12 +158,18 @@ impl Playable for TicTacToe {
         ))
     }
 }
-impl Playable for Connect4 {}
 impl Playable for Othello4 {
     fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
         Ok(Box::new(
             crate::search::exhaustive::SolverAgent::<Self>::new(),
         ))
+    }
+}
+impl Playable for Connect4 {
+    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
+        Ok(Box::new(crate::solvers::connect4_book::SolverAgent::new(
+            crate::solvers::connect4_book::DATA_DIR,
+        )))
     }
 }
 

@@ -1,5 +1,6 @@
 //! The command line: one file per subcommand, each a thin layer over the library.
 
+mod accuracy;
 mod arena;
 mod bench;
 mod blackjack;
@@ -10,6 +11,7 @@ mod perft;
 mod play;
 mod qlearn;
 mod run_args;
+mod solve;
 mod stages;
 
 use clap::{Parser, Subcommand};
@@ -54,6 +56,10 @@ enum Command {
     Mces(mces::Args),
     /// Blackjack: the exact optimal policy, and evaluation of a policy.
     Blackjack(blackjack::Args),
+    /// A player's mistake rate on solver-labelled Connect Four positions.
+    Accuracy(accuracy::Args),
+    /// Solve Connect Four positions exactly; benchmark the solver; build its opening book.
+    Solve(solve::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -73,6 +79,8 @@ pub fn main() -> i32 {
         Command::Qlearn(a) => qlearn::run(a),
         Command::Mces(a) => mces::run(a),
         Command::Blackjack(a) => blackjack::run(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Accuracy(a) => accuracy::run(a),
     };
     match result {
         Ok(()) => 0,

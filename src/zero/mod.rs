@@ -1,5 +1,6 @@
 //! The AlphaZero loop: self-play, training, evaluation and the cycle that runs them.
 
+pub mod accuracy;
 pub mod agent;
 pub mod config;
 pub mod cycle;

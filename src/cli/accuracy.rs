@@ -1,0 +1,68 @@
+//! `zero accuracy`: a Connect Four player's mistake rate on solver-labelled positions.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+
+use crate::games::{Connect4, Game, GameKind};
+use crate::players::{BuildContext, PlayerSpec};
+use crate::zero::accuracy::accuracy;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The game (only connect4 has solver-labelled test files).
+    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
+    game: GameKind,
+    /// The player to grade.
+    player: PlayerSpec,
+    /// Files of `POSITION SCORE` lines (Pascal Pons' test sets, e.g. tests/data/connect4/Test_L2_R1).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Grade only the first N positions of each file.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Simulations per move for network players.
+    #[arg(long)]
+    sims: Option<u32>,
+    #[arg(long, default_value = "models")]
+    models: PathBuf,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// One JSON object per file.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    if args.game != GameKind::Connect4 {
+        bail!("accuracy needs solver-labelled positions, which exist for connect4 only");
+    }
+    let ctx = BuildContext {
+        models_dir: args.models.join(Connect4::NAME),
+        sims: args.sims,
+        ..BuildContext::default()
+    };
+    let mut agent = args.player.build::<Connect4>(&ctx)?;
+    if !args.json {
+        println!(
+            "{:<40} {:>9} {:>9} {:>13} {:>9}",
+            "file", "positions", "mistakes", "mistake rate", "seconds"
+        );
+    }
+    for file in &args.files {
+        let r = accuracy(agent.as_mut(), file, args.limit, args.seed, !args.json)?;
+        if args.json {
+            super::print_json(&r)?;
+        } else {
+            println!(
+                "{:<40} {:>9} {:>9} {:>12.2}% {:>9.1}",
+                r.file,
+                r.positions,
+                r.mistakes,
+                100.0 * r.mistake_rate,
+                r.seconds
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,229 @@
+//! The Connect Four solver against Pascal Pons' benchmark sets (tests/data/connect4), against a
+//! plain negamax near the end of games, on malformed input, and as a player.
+
+use std::path::PathBuf;
+
+use rand::Rng;
+use zero::games::{Connect4, Game, Outcome, Player};
+use zero::players::{rng_from_seed, Agent, RandomAgent};
+use zero::solvers::connect4::{Position, Solver};
+use zero::solvers::connect4_book::{Oracle, SolverAgent, Source};
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/connect4")
+        .join(name)
+}
+
+/// The `(position, score)` lines of a test set.
+fn cases(name: &str) -> Vec<(String, i32)> {
+    std::fs::read_to_string(data(name))
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut w = l.split_whitespace();
+            let pos = w.next().unwrap().to_string();
+            (pos, w.next().unwrap().parse().unwrap())
+        })
+        .collect()
+}
+
+fn pos(s: &str) -> Position {
+    Position::from_game(&Connect4::parse_position(s).unwrap())
+}
+
+/// Solves the chosen lines of a set strongly and weakly, the table cleared for each.
+fn check(name: &str, pick: impl Fn(usize) -> bool) -> usize {
+    let mut solver = Solver::new(1 << 22);
+    let mut n = 0;
+    for (i, (text, want)) in cases(name).iter().enumerate() {
+        if !pick(i) {
+            continue;
+        }
+        solver.clear_table();
+        assert_eq!(
+            solver.solve(&pos(text)),
+            *want,
+            "{name} line {}: {text}",
+            i + 1
+        );
+        solver.clear_table();
+        assert_eq!(
+            solver.solve_weak(&pos(text)),
+            want.signum(),
+            "{name} weak {text}"
+        );
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn end_game_easy_set_all() {
+    assert_eq!(check("Test_L3_R1", |_| true), 1000);
+}
+
+#[test]
+fn middle_game_easy_set_all() {
+    assert_eq!(check("Test_L2_R1", |_| true), 1000);
+}
+
+#[test]
+fn opening_easy_set_all() {
+    assert_eq!(check("Test_L1_R1", |_| true), 1000);
+}
+
+#[test]
+fn middle_game_medium_set_sample() {
+    assert_eq!(check("Test_L2_R2", |i| i.is_multiple_of(20)), 50);
+}
+
+/// The fastest of the first 40 lines of Test_L1_R2 and of the first 12 of Test_L1_R3.
+#[test]
+fn opening_hard_sets_fastest_lines() {
+    assert_eq!(check("Test_L1_R2", |i| L1_R2_FAST.contains(&(i + 1))), 4);
+    assert_eq!(check("Test_L1_R3", |i| L1_R3_FAST.contains(&(i + 1))), 2);
+}
+const L1_R2_FAST: [usize; 4] = [9, 14, 19, 36];
+const L1_R3_FAST: [usize; 2] = [6, 10];
+
+#[test]
+fn scores_named_in_the_issue() {
+    let mut s = Solver::new(1 << 20);
+    assert_eq!(s.solve(&pos("4455")), 18);
+    assert_eq!(s.solve(&pos("44455554221")), -15);
+    assert_eq!(s.solve_weak(&pos("4455")), 1);
+    assert_eq!(s.solve_weak(&pos("44455554221")), -1);
+    // Two winning columns next to the pair: 3 and 6 win at once (the 4th stone).
+    let p = pos("4455");
+    assert_eq!(s.move_score(&p, 2), 18);
+    assert_eq!(s.move_score(&p, 5), 18);
+    assert!(s.move_score(&p, 0) < 18);
+}
+
+/// Plain negamax over the game's own rules: the exact score in Pons' convention.
+fn reference(g: &Connect4) -> i32 {
+    let moves = g.ply() as i32;
+    let mut best = i32::MIN;
+    for m in g.legal_moves() {
+        let mut c = *g;
+        c.play(m);
+        let score = match c.outcome() {
+            Some(Outcome::Win(_)) => 22 - (moves / 2 + 1),
+            Some(Outcome::Draw) => 0,
+            None => -reference(&c),
+        };
+        best = best.max(score);
+    }
+    best
+}
+
+#[test]
+fn agrees_with_plain_negamax_near_the_end() {
+    let mut rng = rng_from_seed(7);
+    let mut solver = Solver::new(1 << 20);
+    let mut checked = 0;
+    while checked < 60 {
+        let mut g = Connect4::new();
+        let stop = 42 - rng.random_range(6..=11);
+        while g.ply() < stop && g.outcome().is_none() {
+            let legal = g.legal_moves();
+            g.play(legal[rng.random_range(0..legal.len())]);
+        }
+        if g.outcome().is_some() {
+            continue;
+        }
+        let want = reference(&g);
+        solver.clear_table();
+        let p = Position::from_game(&g);
+        assert_eq!(
+            solver.solve(&p),
+            want,
+            "position at ply {}: {:?}",
+            g.ply(),
+            g
+        );
+        assert_eq!(solver.solve_weak(&p), want.signum());
+        checked += 1;
+    }
+}
+
+#[test]
+fn malformed_positions_are_errors() {
+    for bad in ["48", "0", "44444444", "4a", "x"] {
+        assert!(Connect4::parse_position(bad).is_err(), "{bad}");
+    }
+    // Parses, but the game is over: the command refuses it (checked through the binary).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_zero"))
+        .args(["solve", "1212121", "--no-cache"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("already over"), "{err}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_zero"))
+        .args(["solve", "48", "--no-cache"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("columns are the digits 1-7"), "{err}");
+}
+
+#[test]
+fn cache_answers_a_solved_position_again() {
+    let dir = std::env::temp_dir().join(format!("zero-c4-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let p = pos(&cases("Test_L2_R1")[0].0);
+    let want = cases("Test_L2_R1")[0].1;
+    {
+        let mut o = Oracle::new(1 << 18, Some(&dir)).unwrap();
+        assert_eq!(o.solve(&p).unwrap(), (want, Source::Search));
+    }
+    let mut o = Oracle::new(1 << 18, Some(&dir)).unwrap();
+    assert_eq!(o.solve(&p).unwrap(), (want, Source::Cache));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// From won and drawn middle-game positions the solver player, against random moves, wins the
+/// won ones and never loses the drawn ones; with the fastest win it takes exactly the
+/// predicted number of stones when winning.
+#[test]
+fn solver_player_keeps_its_result_against_random() {
+    let dir = std::env::temp_dir().join(format!("zero-c4-player-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut solver = SolverAgent::new(&dir);
+    let mut random = RandomAgent::new();
+    let mut won = 0;
+    for (i, (text, score)) in cases("Test_L2_R1").iter().take(12).enumerate() {
+        let start = Connect4::parse_position(text).unwrap();
+        let me = start.to_move();
+        Agent::<Connect4>::new_game(&mut solver, i as u64);
+        Agent::<Connect4>::new_game(&mut random, i as u64);
+        let mut g = start;
+        while g.outcome().is_none() {
+            let m = if g.to_move() == me {
+                solver.choose(&g).unwrap()
+            } else {
+                random.choose(&g).unwrap()
+            };
+            g.play(m);
+        }
+        let outcome = g.outcome().unwrap();
+        if *score > 0 {
+            assert_eq!(outcome, Outcome::Win(me), "{text}");
+            // With best play it wins with stone 22 - score at the latest.
+            let my_stones = if me == Player::First {
+                g.ply().div_ceil(2)
+            } else {
+                g.ply() / 2
+            };
+            assert!(my_stones as i32 <= 22 - score, "{text}: {my_stones} stones");
+            won += 1;
+        } else if *score == 0 {
+            assert_ne!(outcome, Outcome::Win(me.other()), "{text}");
+        }
+    }
+    assert!(won > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
