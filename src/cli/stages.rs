@@ -5,7 +5,10 @@ use anyhow::Result;
 
 use super::run_args::RunArgs;
 use crate::players::Playable;
-use crate::zero::cycle::{read_state, stage_evaluate, stage_self_play, stage_train};
+use crate::zero::cycle::{
+    evaluate_report, read_state, selfplay_report, stage_evaluate, stage_self_play, stage_train,
+    train_report,
+};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -35,23 +38,19 @@ fn run_for<G: Playable>(which: Which, args: &Args) -> Result<()> {
         None => read_state(&paths)?.iteration,
     };
     let progress = !args.run.json;
+    let started = std::time::Instant::now();
     let line = match which {
-        Which::SelfPlay => {
-            let s = stage_self_play::<G>(&cfg, &paths, iteration, progress)?;
-            serde_json::json!({"iteration": iteration, "stage": "selfplay", "games": s.games,
-                "positions": s.positions, "seconds": s.seconds,
-                "positions_per_s": s.positions_per_s(), "nn_evals_per_s": s.nn_evals_per_s(),
-                "mean_batch": s.mean_batch(), "cache_hit_rate": s.cache_hit_rate()})
-        }
-        Which::Train => {
-            let t = stage_train::<G>(&cfg, &paths, iteration, progress)?;
-            serde_json::to_value(&t)?
-        }
+        Which::SelfPlay => selfplay_report(
+            iteration,
+            &stage_self_play::<G>(&cfg, &paths, iteration, progress)?,
+        ),
+        Which::Train => train_report(
+            iteration,
+            &stage_train::<G>(&cfg, &paths, iteration, progress)?,
+        ),
         Which::Evaluate => {
             let e = stage_evaluate::<G>(&cfg, &paths, iteration, progress)?;
-            serde_json::json!({"iteration": iteration, "stage": "evaluate", "score_vs_best": e.score,
-                "promoted": e.promoted, "generation": e.generation,
-                "latest_vs_best": e.latest_vs_best, "benchmark": e.benchmark})
+            evaluate_report(iteration, &e, started.elapsed().as_secs_f64())?
         }
     };
     if args.run.json {

@@ -104,28 +104,15 @@ impl RunConfig {
                 c.eval_games = 4;
                 c.eval_sims = 8;
             }
-            ("cpu", GameKind::TicTacToe) => {
+            ("cpu", g @ (GameKind::TicTacToe | GameKind::Othello4)) => {
                 c.arch = Arch::Resnet {
                     blocks: 2,
                     filters: 32,
                 };
                 c.games = 200;
                 c.sims = 48;
-                c.temperature_plies = 3;
-                c.train_steps = 300;
-                c.batch_size = 128;
-                c.eval_games = 40;
-                c.eval_sims = 48;
-                c.eval_random_plies = 2;
-            }
-            ("cpu", GameKind::Othello4) => {
-                c.arch = Arch::Resnet {
-                    blocks: 2,
-                    filters: 32,
-                };
-                c.games = 200;
-                c.sims = 48;
-                c.temperature_plies = 4;
+                // Othello's openings need a little more variety than tic-tac-toe's.
+                c.temperature_plies = if g == GameKind::Othello4 { 4 } else { 3 };
                 c.train_steps = 300;
                 c.batch_size = 128;
                 c.eval_games = 40;

@@ -268,17 +268,12 @@ pub fn run_cycle<G: Playable>(
             Stage::SelfPlay => {
                 let s = stage_self_play::<G>(cfg, paths, i, progress)?;
                 state.stage = Stage::Train;
-                serde_json::json!({"iteration": i, "stage": "selfplay", "games": s.games,
-                    "positions": s.positions, "seconds": s.seconds,
-                    "positions_per_s": s.positions_per_s(), "nn_evals_per_s": s.nn_evals_per_s(),
-                    "mean_batch": s.mean_batch(), "cache_hit_rate": s.cache_hit_rate()})
+                selfplay_report(i, &s)
             }
             Stage::Train => {
                 let t = stage_train::<G>(cfg, paths, i, progress)?;
                 state.stage = Stage::Evaluate;
-                serde_json::json!({"iteration": i, "stage": "train", "samples": t.samples,
-                    "steps": t.steps, "policy_loss": t.policy_loss, "value_loss": t.value_loss,
-                    "seconds": t.seconds})
+                train_report(i, &t)
             }
             Stage::Evaluate => {
                 let e = stage_evaluate::<G>(cfg, paths, i, progress)?;
@@ -286,14 +281,7 @@ pub fn run_cycle<G: Playable>(
                     iteration: i + 1,
                     stage: Stage::SelfPlay,
                 };
-                let mut v = serde_json::json!({"iteration": i, "stage": "evaluate",
-                    "score_vs_best": e.score, "promoted": e.promoted,
-                    "generation": e.generation, "latest_vs_best": e.latest_vs_best,
-                    "seconds": started.elapsed().as_secs_f64()});
-                if let Some(b) = e.benchmark {
-                    v["benchmark"] = serde_json::to_value(&b)?;
-                }
-                v
+                evaluate_report(i, &e, started.elapsed().as_secs_f64())?
             }
         };
         append_line(&paths.metrics(), &serde_json::to_string(&line)?)?;
@@ -301,4 +289,31 @@ pub fn run_cycle<G: Playable>(
         report(&line);
     }
     Ok(state)
+}
+
+/// The JSON line of a finished self-play stage (metrics.jsonl, `--json`).
+pub fn selfplay_report(iteration: u32, s: &SelfPlayStats) -> serde_json::Value {
+    serde_json::json!({"iteration": iteration, "stage": "selfplay", "games": s.games,
+        "positions": s.positions, "seconds": s.seconds,
+        "positions_per_s": s.positions_per_s(), "nn_evals_per_s": s.nn_evals_per_s(),
+        "mean_batch": s.mean_batch(), "cache_hit_rate": s.cache_hit_rate()})
+}
+
+/// The JSON line of a finished training stage.
+pub fn train_report(iteration: u32, t: &TrainStats) -> serde_json::Value {
+    serde_json::json!({"iteration": iteration, "stage": "train", "samples": t.samples,
+        "steps": t.steps, "policy_loss": t.policy_loss, "value_loss": t.value_loss,
+        "seconds": t.seconds})
+}
+
+/// The JSON line of a finished evaluation stage.
+pub fn evaluate_report(iteration: u32, e: &EvalStats, seconds: f64) -> Result<serde_json::Value> {
+    let mut v = serde_json::json!({"iteration": iteration, "stage": "evaluate",
+        "score_vs_best": e.score, "promoted": e.promoted,
+        "generation": e.generation, "latest_vs_best": e.latest_vs_best,
+        "seconds": seconds});
+    if let Some(b) = &e.benchmark {
+        v["benchmark"] = serde_json::to_value(b)?;
+    }
+    Ok(v)
 }
