@@ -350,7 +350,11 @@ impl Net {
     /// Loads a model for `game`, checking it was made for that game and shape.
     pub fn load(path: &Path, game: &str, shape: Shape, device: Device) -> Result<Net> {
         if !path.exists() {
-            bail!("no model at {}", path.display());
+            bail!(
+                "no model at {} (train one with `zero cycle --game {game}`, or give another \
+                 --models directory)",
+                path.display()
+            );
         }
         let meta = Self::read_meta(path)?;
         if meta.game != game {
