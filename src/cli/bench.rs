@@ -41,7 +41,10 @@ pub struct SelfplayArgs {
     /// Games in lockstep instead of the preset's.
     #[arg(long)]
     parallel: Option<usize>,
-    /// libtorch threads (default: libtorch's choice, every core).
+    /// Self-play worker threads instead of the preset's.
+    #[arg(long)]
+    workers: Option<usize>,
+    /// libtorch threads (default: one on CPU, see `zero --help`).
     #[arg(long)]
     threads: Option<i32>,
     #[arg(long, default_value_t = 0)]
@@ -148,6 +151,9 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     }
     if let Some(p) = a.parallel {
         cfg.parallel_games = p.max(1);
+    }
+    if let Some(w) = a.workers {
+        cfg.workers = w.max(1);
     }
     cfg.games = a
         .games
