@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use anyhow::{bail, Result};
+use rand::Rng;
 use serde::Serialize;
-use tch::{Kind, Tensor};
 
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, Arch, Net, Shape};
@@ -91,6 +91,8 @@ struct SelfplayBench {
     nn_share_of_raw: f64,
     mean_batch: f64,
     cache_hit_rate: f64,
+    /// Share of the run's time the inference thread spent in forward passes.
+    nn_busy: f64,
 }
 
 fn parse_arch(s: &str) -> Result<Arch> {
@@ -106,33 +108,41 @@ fn parse_arch(s: &str) -> Result<Arch> {
     }
 }
 
-/// Positions per second of plain forward passes at batch size `batch`.
-fn raw_forward_rate(net: &Net, batch: usize, seconds: f64) -> f64 {
+/// Positions per second of plain forward passes over the same mix of batch sizes that
+/// self-play sent (each size as often as it occurred, cycled for at least `seconds`).
+fn raw_forward_rate(net: &Net, batch_sizes: &[u64], seconds: f64) -> f64 {
     let s = net.meta.shape;
-    let _guard = tch::no_grad_guard();
-    let xs = Tensor::rand(
-        [
-            batch as i64,
-            s.planes as i64,
-            s.height as i64,
-            s.width as i64,
-        ],
-        (Kind::Float, net.device()),
-    )
-    .ge(0.5)
-    .to_kind(Kind::Float);
-    let mut policies = vec![0.0; batch * s.actions];
-    let mut values = vec![0.0; batch];
-    let input: Vec<f32> = Vec::<f32>::try_from(xs.flatten(0, -1)).unwrap_or_default();
-    // warm up
-    net.evaluate(&input, batch, &mut policies, &mut values);
-    let started = Instant::now();
-    let mut n = 0usize;
-    while started.elapsed().as_secs_f64() < seconds {
-        net.evaluate(&input, batch, &mut policies, &mut values);
-        n += batch;
+    let largest = batch_sizes.len().saturating_sub(1).max(1);
+    let mut rng = rng_from_seed(7);
+    let input: Vec<f32> = (0..largest * s.input_size())
+        .map(|_| if rng.random::<bool>() { 1.0 } else { 0.0 })
+        .collect();
+    let mut policies = vec![0.0; largest * s.actions];
+    let mut values = vec![0.0; largest];
+    let mut sizes: Vec<usize> = Vec::new();
+    for (size, &count) in batch_sizes.iter().enumerate() {
+        sizes.extend(std::iter::repeat_n(size, count as usize).filter(|&n| n > 0));
     }
-    n as f64 / started.elapsed().as_secs_f64()
+    if sizes.is_empty() {
+        sizes.push(1);
+    }
+    // warm up every size once, as self-play did
+    let mut distinct = sizes.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    for &n in &distinct {
+        net.evaluate(&input, n, &mut policies, &mut values);
+    }
+    let started = Instant::now();
+    let mut positions = 0usize;
+    let mut i = 0;
+    while i < sizes.len() || started.elapsed().as_secs_f64() < seconds {
+        let n = sizes[i % sizes.len()];
+        net.evaluate(&input, n, &mut policies, &mut values);
+        positions += n;
+        i += 1;
+    }
+    positions as f64 / started.elapsed().as_secs_f64()
 }
 
 fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
@@ -167,8 +177,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     let stats = crate::zero::selfplay::self_play::<G>(&cfg, net, 1, &dir, !a.json);
     let _ = std::fs::remove_dir_all(&dir);
     let stats = stats?;
-    let batch = stats.mean_batch().round().max(1.0) as usize;
-    let raw = raw_forward_rate(&raw_net, batch, 5.0);
+    let raw = raw_forward_rate(&raw_net, &stats.batch_sizes, 5.0);
     let out = SelfplayBench {
         game: G::NAME.into(),
         arch: cfg.arch.to_string(),
@@ -183,6 +192,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         nn_share_of_raw: stats.nn_evals_per_s() / raw,
         mean_batch: stats.mean_batch(),
         cache_hit_rate: stats.cache_hit_rate(),
+        nn_busy: stats.forward_seconds / stats.seconds.max(1e-9),
     };
     if a.json {
         return super::print_json(&out);
@@ -195,7 +205,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     println!("  positions/s          {:>10.1}", out.positions_per_s);
     println!("  network evals/s      {:>10.0}", out.nn_evals_per_s);
     println!(
-        "  raw forward/s        {:>10.0}  (batch {batch}; self-play reaches {:.0}% of it)",
+        "  raw forward/s        {:>10.0}  (same batch sizes; self-play reaches {:.0}% of it)",
         out.raw_forward_per_s,
         100.0 * out.nn_share_of_raw
     );

@@ -46,12 +46,14 @@ struct Request {
 }
 
 /// What the inference thread did.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct InferenceStats {
     pub positions: u64,
     pub batches: u64,
     /// Time spent in forward passes.
     pub forward_seconds: f64,
+    /// How many batches had each size (index = size), so that a benchmark can replay them.
+    pub batch_sizes: Vec<u64>,
 }
 
 /// The thread that owns a network.
@@ -138,6 +140,10 @@ fn serve(net: Net, rx: Receiver<Request>, max_batch: usize) -> InferenceStats {
         stats.forward_seconds += started.elapsed().as_secs_f64();
         stats.positions += total as u64;
         stats.batches += 1;
+        if stats.batch_sizes.len() <= total {
+            stats.batch_sizes.resize(total + 1, 0);
+        }
+        stats.batch_sizes[total] += 1;
         let mut at = 0;
         for r in pending {
             let p = policies[at * asz..(at + r.n) * asz].to_vec();

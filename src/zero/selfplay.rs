@@ -31,6 +31,9 @@ pub struct SelfPlayStats {
     pub leaves: u64,
     /// Seconds the inference thread spent in forward passes.
     pub forward_seconds: f64,
+    /// Batches of each size the network saw (index = size).
+    #[serde(skip)]
+    pub batch_sizes: Vec<u64>,
 }
 
 impl SelfPlayStats {
@@ -298,6 +301,7 @@ pub fn self_play<G: Game>(
     }
     let inference = server.finish();
     stats.forward_seconds = inference.forward_seconds;
+    stats.batch_sizes = inference.batch_sizes;
     // The inference thread merges the workers' batches: count what the network saw.
     stats.batches = inference.batches;
     stats.nn_evals = inference.positions;
