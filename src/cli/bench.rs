@@ -214,6 +214,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         "  cache hit rate       {:>9.1}%",
         100.0 * out.cache_hit_rate
     );
+    println!("  network busy         {:>9.1}%", 100.0 * out.nn_busy);
     Ok(())
 }
 
