@@ -3,14 +3,16 @@
 //! a benchmark over a test file, or building the opening book.
 
 use std::io::BufRead;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::games::{Connect4, Game};
-use crate::solvers::connect4::{describe_score, Position, Solver, DEFAULT_TABLE_ENTRIES};
+use crate::solvers::connect4::{
+    describe_score, read_labelled_positions, Position, Solver, DEFAULT_TABLE_ENTRIES,
+};
 use crate::solvers::connect4_book::{build_book, Oracle, DATA_DIR};
 
 #[derive(clap::Args, Debug)]
@@ -202,32 +204,11 @@ fn thread_cpu_seconds() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-fn bench(args: &Args, file: &PathBuf) -> Result<()> {
-    let text = std::fs::read_to_string(file)
-        .with_context(|| format!("cannot read test file {}", file.display()))?;
-    let mut cases = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let mut words = line.split_whitespace();
-        let (Some(pos), Some(score), None) = (words.next(), words.next(), words.next()) else {
-            bail!(
-                "{} line {}: expected `POSITION SCORE`, got '{line}'",
-                file.display(),
-                i + 1
-            );
-        };
-        let p = parse(pos).with_context(|| format!("{} line {}", file.display(), i + 1))?;
-        let score: i32 = score.parse().with_context(|| {
-            format!(
-                "{} line {}: '{score}' is not a score",
-                file.display(),
-                i + 1
-            )
-        })?;
-        cases.push((pos.to_string(), p, score));
-    }
+fn bench(args: &Args, file: &Path) -> Result<()> {
+    let mut cases: Vec<(String, Position, i32)> = read_labelled_positions(file)?
+        .into_iter()
+        .map(|(text, game, score)| (text, Position::from_game(&game), score))
+        .collect();
     if let Some(n) = args.limit {
         cases.truncate(n);
     }

@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::Serialize;
 
 use crate::games::{mix64, Connect4, Game, Outcome};
 use crate::players::Agent;
-use crate::solvers::connect4::{Position, Solver, DEFAULT_TABLE_ENTRIES};
+use crate::solvers::connect4::{read_labelled_positions, Position, Solver, DEFAULT_TABLE_ENTRIES};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct AccuracyResult {
@@ -19,37 +19,6 @@ pub struct AccuracyResult {
     pub mistakes: u64,
     pub mistake_rate: f64,
     pub seconds: f64,
-}
-
-/// Reads a test file: positions and their exact scores.
-pub fn read_labelled(path: &Path) -> Result<Vec<(Connect4, i32)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let mut parts = line.split_whitespace();
-        let (Some(moves), Some(score), None) = (parts.next(), parts.next(), parts.next()) else {
-            bail!(
-                "{}:{}: expected 'POSITION SCORE', got '{line}'",
-                path.display(),
-                n + 1
-            );
-        };
-        let pos = Connect4::parse_position(moves)
-            .with_context(|| format!("{}:{}", path.display(), n + 1))?;
-        let score: i32 = score
-            .parse()
-            .with_context(|| format!("{}:{}: bad score '{score}'", path.display(), n + 1))?;
-        if pos.outcome().is_some() {
-            bail!("{}:{}: the game is already over", path.display(), n + 1);
-        }
-        out.push((pos, score));
-    }
-    Ok(out)
 }
 
 /// The win/draw/loss value (1, 0, -1) of playing `col` in `pos`, for the player who plays it.
@@ -72,14 +41,14 @@ pub fn accuracy(
     progress: bool,
 ) -> Result<AccuracyResult> {
     let started = Instant::now();
-    let mut positions = read_labelled(file)?;
+    let mut positions = read_labelled_positions(file)?;
     if let Some(l) = limit {
         positions.truncate(l);
     }
     let mut solver = Solver::new(DEFAULT_TABLE_ENTRIES);
     let bar = crate::cli::progress_bar(positions.len() as u64, "positions", progress);
     let mut mistakes = 0;
-    for (i, (pos, score)) in positions.iter().enumerate() {
+    for (i, (_, pos, score)) in positions.iter().enumerate() {
         agent.new_game(mix64(seed ^ i as u64));
         let col = agent.choose(pos)?;
         if !pos.is_legal(col) {
