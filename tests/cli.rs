@@ -109,3 +109,33 @@ fn info_reports_libtorch() {
     );
     assert!(v["cuda_available"].is_boolean());
 }
+
+#[test]
+fn accuracy_grades_players_against_the_solver_labels() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/connect4/Test_L3_R1"
+    );
+    let grade = |player: &str| -> serde_json::Value {
+        let (code, out, err) = zero(&["accuracy", player, file, "--limit", "100", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(out.trim()).expect("one JSON object")
+    };
+    let perfect = grade("minimax:12");
+    assert_eq!(perfect["positions"], 100);
+    let random = grade("random");
+    // Endgames: a deep search makes almost no mistakes, random play many.
+    let (p, r) = (
+        perfect["mistake_rate"].as_f64().unwrap(),
+        random["mistake_rate"].as_f64().unwrap(),
+    );
+    assert!(p <= 0.02 && r >= 0.1, "minimax:12 {p}, random {r}");
+    fails_with(
+        &["accuracy", "random", "/nonexistent"],
+        "cannot read test file",
+    );
+    fails_with(
+        &["accuracy", "--game", "tictactoe", "random", file],
+        "connect4 only",
+    );
+}
