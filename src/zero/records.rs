@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::files::write_atomic;
 
 /// One self-play game.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct GameRecord {
     pub moves: Vec<u8>,
     /// For each ply, the search's policy over all actions (`moves.len() * NUM_ACTIONS`).

@@ -104,12 +104,7 @@ pub fn run_worker<G: Game, E: LeafEvaluator<G>>(
         tree: Tree::new(G::new(), cfg.mcts),
         rng: rng_from_seed(game_seed(cfg.seed, iteration, index)),
         noised: false,
-        record: GameRecord {
-            moves: Vec::new(),
-            policies: Vec::new(),
-            root_values: Vec::new(),
-            outcome: 0,
-        },
+        record: GameRecord::default(),
     };
     let mut slots: Vec<Slot<G>> = Vec::new();
     while slots.len() < cfg.parallel_games {
@@ -194,7 +189,7 @@ pub fn run_worker<G: Game, E: LeafEvaluator<G>>(
             s.noised = false;
             if let Some(outcome) = s.tree.root_pos().outcome() {
                 s.record.outcome = outcome.value_for(Player::First) as i8;
-                let finished = std::mem::replace(&mut s.record, new_slot(0).record);
+                let finished = std::mem::take(&mut s.record);
                 done.send((s.index, finished))
                     .map_err(|_| anyhow!("self-play results were no longer collected"))?;
                 match next_game() {
