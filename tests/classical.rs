@@ -197,6 +197,10 @@ fn solver_never_loses_at_tictactoe_and_draws_itself() {
     }
     let r = duel::<TicTacToe>("solver", "solver", 100, 7);
     assert_eq!(r.total.draws, 100, "{}", r.table());
+    // Among drawing moves it picks those that give the opponent the most ways to go wrong,
+    // so it beats random nearly always (measured: 955 of 1,000), not merely never loses.
+    let r = duel::<TicTacToe>("solver", "random", 400, 10);
+    assert!(r.total.wins >= 360, "{}", r.table());
 }
 
 /// 4x4 Othello is lost for Black, so the solver can lose as Black to an opponent that happens
@@ -207,9 +211,15 @@ fn solver_wins_every_othello_game_as_white() {
         let r = duel::<Othello4>("solver", opponent, 200, 8);
         assert_eq!(r.a_second.wins, 100, "{}", r.table());
     }
-    // As Black it holds out and wins the games the opponent spoils.
+    // As Black, lost against perfect play, it sets traps: it plays the losing line that a
+    // fallible opponent most often spoils (measured: 12 losses in 500 games against random;
+    // merely dragging the game out lost 105).
     let r = duel::<Othello4>("solver", "random", 400, 9);
-    assert!(r.a_first.wins > 140, "{}", r.table());
+    assert!(
+        r.a_first.wins >= 180 && r.a_first.losses <= 10,
+        "{}",
+        r.table()
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use anyhow::{bail, Result};
 use rand::Rng;
 
-use super::{position_key, terminal_score};
+use super::{position_key, score_sign, terminal_score};
 use crate::games::{Game, Move, Moves};
 use crate::players::{rng_from_seed, Agent, Rng64};
 
@@ -77,10 +77,25 @@ pub fn best_moves<G: Game>(pos: &G, table: &mut SolveTable) -> (i32, Moves) {
     (best_value, best)
 }
 
-/// The `solver` player: a move of the best exact score, at random among equals. Its table
-/// keeps exact scores only, so keeping it from game to game changes no move.
+/// How often the opponent model of [`SolverAgent`] plays a uniformly random move instead of
+/// a correct one. Small, so that the model still expects mostly correct play, yet large
+/// enough that a line with many ways to go wrong beats a line with none.
+pub const OPPONENT_ERROR_RATE: f64 = 0.25;
+
+/// The `solver` player: always a move of the best game-theoretic result (win, draw, loss).
+/// Among those it prefers the move that gives a fallible opponent the best chance to go
+/// wrong: the expected result (1 win, 1/2 draw, 0 loss) against an opponent that plays a
+/// correct move, the worst for us, with probability `1 - ε` and a uniformly random move
+/// with probability `ε` ([`OPPONENT_ERROR_RATE`]). In a won position every winning move
+/// expects 1, so the fastest win decides; in a lost one (4x4 Othello as Black, a loss
+/// against perfect play) it sets the most traps instead of merely dragging the game out.
+/// Remaining ties: the fastest win or slowest loss, then at random.
 pub struct SolverAgent<G: Game> {
     table: SolveTable,
+    /// Expected results against the opponent model, by position key and whether the
+    /// solver is the side to move.
+    expected: HashMap<(u64, bool), f64>,
+    error_rate: f64,
     rng: Rng64,
     _game: std::marker::PhantomData<G>,
 }
@@ -89,9 +104,69 @@ impl<G: Game> SolverAgent<G> {
     pub fn new() -> Self {
         SolverAgent {
             table: SolveTable::new(),
+            expected: HashMap::new(),
+            error_rate: OPPONENT_ERROR_RATE,
             rng: rng_from_seed(0),
             _game: std::marker::PhantomData,
         }
+    }
+
+    /// The moves of `pos` whose exact result (sign) is the best, with their exact scores
+    /// from the mover's view.
+    fn correct_moves(&mut self, pos: &G) -> Vec<(Move, G, i32)> {
+        let mut scored: Vec<(Move, G, i32)> = pos
+            .legal_moves()
+            .into_iter()
+            .map(|m| {
+                let mut child = pos.clone();
+                child.play(m);
+                let v = -solve_value(&child, &mut self.table);
+                (m, child, v)
+            })
+            .collect();
+        let best = scored.iter().map(|s| score_sign(s.2)).max().unwrap_or(0);
+        scored.retain(|s| score_sign(s.2) == best);
+        scored
+    }
+
+    /// The expected result for the solver (1 win, 1/2 draw, 0 loss) at `pos`, where `mine`
+    /// says whether the solver is to move, under the opponent model above.
+    fn expected_result(&mut self, pos: &G, mine: bool) -> f64 {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            let s = score_sign(terminal_score(pos)) as f64;
+            let for_mover = 0.5 + 0.5 * s;
+            return if mine { for_mover } else { 1.0 - for_mover };
+        }
+        let key = (position_key(pos), mine);
+        if let Some(&e) = self.expected.get(&key) {
+            return e;
+        }
+        let next_mine = |child: &G| (child.to_move() == pos.to_move()) == mine;
+        let correct = self.correct_moves(pos);
+        let mut best_correct = if mine { 0.0f64 } else { 1.0f64 };
+        for (_, child, _) in &correct {
+            let e = self.expected_result(child, next_mine(child));
+            best_correct = if mine {
+                best_correct.max(e)
+            } else {
+                best_correct.min(e)
+            };
+        }
+        let e = if mine {
+            best_correct
+        } else {
+            let mut total = 0.0;
+            for &m in &moves {
+                let mut child = pos.clone();
+                child.play(m);
+                total += self.expected_result(&child, next_mine(&child));
+            }
+            let random = total / moves.len() as f64;
+            (1.0 - self.error_rate) * best_correct + self.error_rate * random
+        };
+        self.expected.insert(key, e);
+        e
     }
 }
 
@@ -106,10 +181,31 @@ impl<G: Game> Agent<G> for SolverAgent<G> {
         self.rng = rng_from_seed(seed);
     }
     fn choose(&mut self, pos: &G) -> Result<Move> {
-        let (_, best) = best_moves(pos, &mut self.table);
-        if best.is_empty() {
+        let correct = self.correct_moves(pos);
+        if correct.is_empty() {
             bail!("no legal move: the game is over");
         }
+        // (expected result, exact score) of each correct move; the best of both, in order
+        let ranked: Vec<(Move, f64, i32)> = correct
+            .iter()
+            .map(|(m, child, v)| {
+                let mine = child.to_move() == pos.to_move();
+                (*m, self.expected_result(child, mine), *v)
+            })
+            .collect();
+        let top_expected = ranked.iter().map(|r| r.1).fold(f64::MIN, f64::max);
+        let near = |e: f64| e >= top_expected - 1e-9;
+        let top_score = ranked
+            .iter()
+            .filter(|r| near(r.1))
+            .map(|r| r.2)
+            .max()
+            .unwrap_or(0);
+        let best: Vec<Move> = ranked
+            .iter()
+            .filter(|r| near(r.1) && r.2 == top_score)
+            .map(|r| r.0)
+            .collect();
         Ok(best[self.rng.random_range(0..best.len())])
     }
 }
