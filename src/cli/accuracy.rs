@@ -42,6 +42,11 @@ pub fn run(args: Args) -> Result<()> {
         sims: args.sims,
         ..BuildContext::default()
     };
+    // Every file is checked before any output, so a typo in the last one is not reported
+    // after a table header (or minutes of grading).
+    for file in &args.files {
+        crate::solvers::connect4::read_labelled_positions(file)?;
+    }
     let mut agent = args.player.build::<Connect4>(&ctx)?;
     if !args.json {
         println!(
