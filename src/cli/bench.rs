@@ -169,8 +169,13 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         .games
         .unwrap_or(cfg.parallel_games as u64 * cfg.workers as u64);
     cfg.seed = a.seed;
-    tch::manual_seed(a.seed as i64);
-    let net = Net::new(G::NAME, cfg.arch, Shape::of::<G>(), default_device())?;
+    let net = Net::new_seeded(
+        G::NAME,
+        cfg.arch,
+        Shape::of::<G>(),
+        default_device(),
+        a.seed,
+    )?;
     let parameters = net.parameters();
     let raw_net = net.try_clone(default_device())?;
     let dir = std::env::temp_dir().join(format!("zero-bench-{}", std::process::id()));

@@ -128,7 +128,29 @@ fn conv1(p: nn::Path, cin: usize, cout: usize) -> nn::Conv2D {
 
 impl Net {
     /// A freshly initialised network.
+    /// A network whose initial weights follow `seed` alone. libtorch draws them from one
+    /// process-wide generator, so the seeding and the drawing happen under a lock: two
+    /// networks made at once (tests, a library user's threads) still get their own seeds'
+    /// weights.
+    pub fn new_seeded(
+        game: &str,
+        arch: Arch,
+        shape: Shape,
+        device: Device,
+        seed: u64,
+    ) -> Result<Net> {
+        let _guard = lock_torch_generator();
+        tch::manual_seed(seed as i64);
+        Net::build(game, arch, shape, device)
+    }
+
+    /// A network with random initial weights (from wherever libtorch's generator stands).
     pub fn new(game: &str, arch: Arch, shape: Shape, device: Device) -> Result<Net> {
+        let _guard = lock_torch_generator();
+        Net::build(game, arch, shape, device)
+    }
+
+    fn build(game: &str, arch: Arch, shape: Shape, device: Device) -> Result<Net> {
         let vs = nn::VarStore::new(device);
         let p = vs.root();
         let cells = shape.height * shape.width;
@@ -387,6 +409,15 @@ impl Net {
         net.meta = self.meta.clone();
         Ok(net)
     }
+}
+
+/// Every network made in this process draws its initial weights under this lock, so that a
+/// seeded one ([`Net::new_seeded`]) is not disturbed by another drawn at the same time.
+fn lock_torch_generator() -> std::sync::MutexGuard<'static, ()> {
+    static TORCH_GENERATOR: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TORCH_GENERATOR
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The sidecar's path: `best.safetensors` → `best.json`.

@@ -113,8 +113,13 @@ pub fn ensure_best<G: Playable>(cfg: &RunConfig, paths: &RunPaths) -> Result<()>
     if paths.best().exists() {
         return Ok(());
     }
-    tch::manual_seed(cfg.seed as i64);
-    let mut net = Net::new(G::NAME, cfg.arch, Shape::of::<G>(), default_device())?;
+    let mut net = Net::new_seeded(
+        G::NAME,
+        cfg.arch,
+        Shape::of::<G>(),
+        default_device(),
+        cfg.seed,
+    )?;
     net.meta.config = serde_json::to_value(cfg)?;
     net.save(&paths.latest())?;
     net.save(&paths.best())?;
