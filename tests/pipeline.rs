@@ -118,3 +118,109 @@ fn a_trained_network_beats_the_untrained_one() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Tic-tac-toe positions from random games, with uniform policies over the legal moves and
+/// random values: enough for training to have something to fit.
+fn random_samples(n: usize, seed: u64) -> zero::zero::train::Samples {
+    use rand::{Rng, SeedableRng};
+    use zero::games::Game;
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let (isz, a) = (TicTacToe::input_size(), TicTacToe::NUM_ACTIONS);
+    let mut s = zero::zero::train::Samples {
+        inputs: Vec::new(),
+        policies: Vec::new(),
+        values: Vec::new(),
+    };
+    while s.values.len() < n {
+        let mut pos = TicTacToe::new();
+        for _ in 0..rng.random_range(0..8) {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play(moves[rng.random_range(0..moves.len())]);
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            continue;
+        }
+        let at = s.inputs.len();
+        s.inputs.resize(at + isz, 0.0);
+        pos.encode(&mut s.inputs[at..]);
+        let mut policy = vec![0.0; a];
+        for &m in &moves {
+            policy[m as usize] = 1.0 / moves.len() as f32;
+        }
+        s.policies.extend(policy);
+        s.values.push(if rng.random::<bool>() { 1.0 } else { -1.0 });
+    }
+    s
+}
+
+fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
+    let mut w: Vec<(String, Vec<f32>)> = net
+        .vs
+        .variables()
+        .into_iter()
+        .map(|(n, t)| {
+            let flat = t.flatten(0, -1).to_kind(tch::Kind::Float);
+            (n, Vec::<f32>::try_from(&flat).unwrap())
+        })
+        .collect();
+    w.sort_by(|a, b| a.0.cmp(&b.0));
+    w
+}
+
+/// Training stopped midway (as by Ctrl-C) and run again continues from its checkpoint and ends
+/// with exactly the weights of an uninterrupted run.
+#[test]
+fn interrupted_training_resumes_exactly() {
+    use zero::zero::train::{train, Checkpointing};
+    let dir = temp_dir("checkpoint");
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.train_steps = 40;
+    let samples = random_samples(300, 3);
+    let new_net = |seed| {
+        Net::new_seeded(
+            "tictactoe",
+            cfg.arch,
+            Shape::of::<TicTacToe>(),
+            default_device(),
+            seed,
+        )
+        .unwrap()
+    };
+
+    let mut whole = new_net(1);
+    let whole_stats = train::<TicTacToe>(&cfg, &mut whole, &samples, 7, None, false).unwrap();
+
+    let mut ck = Checkpointing {
+        path: dir.join("train-checkpoint.safetensors"),
+        iteration: 1,
+        every_seconds: 1e9,
+        stop_after: Some(15),
+    };
+    let mut first = new_net(1);
+    let e = train::<TicTacToe>(&cfg, &mut first, &samples, 7, Some(&ck), false)
+        .err()
+        .expect("training stops at step 15")
+        .to_string();
+    assert!(e.contains("interrupted at step 15 of 40"), "{e}");
+    assert!(ck.path.exists());
+
+    // A fresh process would start from a different network: the checkpoint must override it.
+    ck.stop_after = None;
+    let mut resumed = new_net(2);
+    let resumed_stats =
+        train::<TicTacToe>(&cfg, &mut resumed, &samples, 7, Some(&ck), false).unwrap();
+    assert_eq!(weights(&resumed), weights(&whole));
+    assert_eq!(resumed_stats.policy_loss, whole_stats.policy_loss);
+    assert_eq!(resumed_stats.value_loss, whole_stats.value_loss);
+
+    // A checkpoint of another iteration is not used.
+    ck.iteration = 2;
+    let mut other = new_net(2);
+    train::<TicTacToe>(&cfg, &mut other, &samples, 7, Some(&ck), false).unwrap();
+    assert_ne!(weights(&other), weights(&whole));
+    let _ = std::fs::remove_dir_all(&dir);
+}

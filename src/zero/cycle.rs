@@ -11,7 +11,11 @@ use serde::{Deserialize, Serialize};
 use super::config::RunConfig;
 use super::files::{append_line, write_atomic};
 use super::selfplay::{self_play, SelfPlayStats};
-use super::train::{load_window, train, TrainStats};
+use super::train::{load_window, train, Checkpointing, TrainStats};
+
+/// Seconds between saves of an unfinished training stage (a crash loses at most this much;
+/// Ctrl-C loses nothing).
+const TRAIN_CHECKPOINT_SECONDS: f64 = 30.0;
 use crate::arena::{play_match, MatchOptions, MatchResult};
 use crate::games::mix64;
 use crate::nn::{default_device, Net, Shape};
@@ -47,6 +51,10 @@ impl RunPaths {
     }
     pub fn metrics(&self) -> PathBuf {
         self.models.join("metrics.jsonl")
+    }
+    /// The unfinished training stage's state (deleted when the stage ends).
+    pub fn train_checkpoint(&self) -> PathBuf {
+        self.models.join("train-checkpoint.safetensors")
     }
 }
 
@@ -152,15 +160,24 @@ pub fn stage_train<G: Playable>(
     let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?;
     let samples = load_window::<G>(cfg, &paths.data, iteration)?;
     tch::manual_seed(mix64(cfg.seed ^ iteration as u64) as i64);
+    let checkpointing = Checkpointing {
+        path: paths.train_checkpoint(),
+        iteration,
+        every_seconds: TRAIN_CHECKPOINT_SECONDS,
+        stop_after: None,
+    };
     let stats = train::<G>(
         cfg,
         &mut net,
         &samples,
         mix64(cfg.seed ^ 0x7a11 ^ iteration as u64),
+        Some(&checkpointing),
         progress,
     )?;
     net.meta.iteration = iteration;
     net.save(&paths.latest())?;
+    // The finished stage is in `latest`; its checkpoint is spent.
+    let _ = std::fs::remove_file(paths.train_checkpoint());
     Ok(stats)
 }
 

@@ -1,17 +1,19 @@
 //! Training: a replay window over recent iterations, symmetry augmentation, loss = policy
 //! cross-entropy + value MSE (+ L2 through weight decay), Adam with a cosine learning rate.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use rand::Rng;
 use serde::Serialize;
-use tch::{nn::OptimizerConfig, Kind, Reduction, Tensor};
+use tch::{Kind, Reduction, Tensor};
 
 use super::config::RunConfig;
 use super::records::{read_iteration, GameRecord};
-use crate::games::{Game, Player};
+use crate::games::{mix64, Game, Player};
 use crate::nn::Net;
 use crate::players::rng_from_seed;
 
@@ -89,13 +91,208 @@ pub struct TrainStats {
     pub seconds: f64,
 }
 
+/// Where and how often training saves its state, so that an interrupted stage resumes at the
+/// step it reached instead of starting over.
+#[derive(Clone, Debug)]
+pub struct Checkpointing {
+    /// The checkpoint file (`.safetensors`: weights, Adam's moments, step and running losses).
+    pub path: PathBuf,
+    /// Iteration the training belongs to: a checkpoint of another iteration is ignored.
+    pub iteration: u32,
+    /// Seconds between saves (a crash loses at most this much work; Ctrl-C loses none).
+    pub every_seconds: f64,
+    /// Stop with an error right after the save at this step (tests simulate an interruption).
+    pub stop_after: Option<u64>,
+}
+
+/// Set by the Ctrl-C handler that training installs while it runs.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_interrupt(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+/// While alive, Ctrl-C (SIGINT) asks training to save a checkpoint and stop; afterwards the
+/// previous behaviour (terminate) is back.
+struct InterruptGuard {
+    previous: libc::sighandler_t,
+}
+
+impl InterruptGuard {
+    fn install() -> InterruptGuard {
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        let handler = on_interrupt as extern "C" fn(libc::c_int);
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        let previous = unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
+        InterruptGuard { previous }
+    }
+}
+
+impl Drop for InterruptGuard {
+    fn drop(&mut self) {
+        // SAFETY: puts back the handler that was there before `install`.
+        unsafe { libc::signal(libc::SIGINT, self.previous) };
+    }
+}
+
+/// Adam (with L2 weight decay added to the gradient, as libtorch's `Adam`), written out so
+/// that its moments can be saved in a checkpoint and training resumes exactly.
+struct Adam {
+    vars: Vec<(String, Tensor)>,
+    m: Vec<Tensor>,
+    v: Vec<Tensor>,
+    t: u64,
+    weight_decay: f64,
+}
+
+const BETA1: f64 = 0.9;
+const BETA2: f64 = 0.999;
+const EPS: f64 = 1e-8;
+
+impl Adam {
+    fn new(net: &Net, weight_decay: f64) -> Adam {
+        let trainable: Vec<Tensor> = net.vs.trainable_variables();
+        let mut vars: Vec<(String, Tensor)> = net
+            .vs
+            .variables()
+            .into_iter()
+            .filter(|(_, t)| trainable.iter().any(|u| u.data_ptr() == t.data_ptr()))
+            .collect();
+        vars.sort_by(|a, b| a.0.cmp(&b.0));
+        let m = vars.iter().map(|(_, t)| t.zeros_like()).collect();
+        let v = vars.iter().map(|(_, t)| t.zeros_like()).collect();
+        Adam {
+            vars,
+            m,
+            v,
+            t: 0,
+            weight_decay,
+        }
+    }
+    fn zero_grad(&mut self) {
+        for (_, p) in self.vars.iter_mut() {
+            p.zero_grad();
+        }
+    }
+    fn step(&mut self, lr: f64) {
+        self.t += 1;
+        let bc1 = 1.0 - BETA1.powi(self.t as i32);
+        let bc2 = 1.0 - BETA2.powi(self.t as i32);
+        tch::no_grad(|| {
+            for (((_, p), m), v) in self.vars.iter_mut().zip(&mut self.m).zip(&mut self.v) {
+                let mut g = p.grad();
+                if !g.defined() {
+                    continue;
+                }
+                // In place where libtorch's own Adam is: few temporaries, few passes.
+                if self.weight_decay != 0.0 {
+                    let _ = g.g_add_(&(&*p * self.weight_decay));
+                }
+                let _ = m.lerp_(&g, 1.0 - BETA1);
+                let _ = v.g_mul_scalar_(BETA2);
+                let _ = v.addcmul_(&(&g * (1.0 - BETA2)), &g);
+                let mut denom = v.sqrt();
+                let _ = denom.g_div_scalar_(bc2.sqrt());
+                let _ = denom.g_add_scalar_(EPS);
+                let _ = p.addcdiv_(&(&*m * (-lr / bc1)), &denom);
+            }
+        });
+    }
+}
+
+/// Training progress that a checkpoint keeps.
+struct Progress {
+    step: u64,
+    policy_avg: f64,
+    value_avg: f64,
+}
+
+fn save_checkpoint(ck: &Checkpointing, net: &Net, adam: &Adam, at: &Progress) -> Result<()> {
+    let scalar = |x: f64| Tensor::from_slice(&[x]);
+    let mut named: Vec<(String, Tensor)> = net
+        .vs
+        .variables()
+        .into_iter()
+        .map(|(n, t)| (format!("net.{n}"), t))
+        .collect();
+    for (((n, _), m), v) in adam.vars.iter().zip(&adam.m).zip(&adam.v) {
+        named.push((format!("adam_m.{n}"), m.shallow_clone()));
+        named.push((format!("adam_v.{n}"), v.shallow_clone()));
+    }
+    named.push(("state.iteration".into(), scalar(ck.iteration as f64)));
+    named.push(("state.step".into(), scalar(at.step as f64)));
+    named.push(("state.adam_t".into(), scalar(adam.t as f64)));
+    named.push(("state.policy_avg".into(), scalar(at.policy_avg)));
+    named.push(("state.value_avg".into(), scalar(at.value_avg)));
+    if let Some(dir) = ck.path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let tmp = ck.path.with_extension("tmp.safetensors");
+    Tensor::write_safetensors(&named, &tmp)
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, &ck.path)
+        .with_context(|| format!("cannot rename {} to {}", tmp.display(), ck.path.display()))?;
+    Ok(())
+}
+
+/// Restores a checkpoint of this iteration into `net` and `adam`; `None` if there is none
+/// (or it belongs to another iteration).
+fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result<Option<Progress>> {
+    if !ck.path.exists() {
+        return Ok(None);
+    }
+    let bad = |why: &str| {
+        anyhow!(
+            "the training checkpoint {} is unusable ({why}); delete it to train this stage from the start",
+            ck.path.display()
+        )
+    };
+    let named = Tensor::read_safetensors(&ck.path).map_err(|e| bad(&e.to_string()))?;
+    let map: HashMap<String, Tensor> = named.into_iter().collect();
+    let scalar = |k: &str| -> Result<f64> {
+        map.get(k)
+            .map(|t| t.double_value(&[0]))
+            .ok_or_else(|| bad(&format!("no {k}")))
+    };
+    if scalar("state.iteration")? as u32 != ck.iteration {
+        return Ok(None);
+    }
+    tch::no_grad(|| -> Result<()> {
+        for (n, mut t) in net.vs.variables() {
+            let src = map
+                .get(&format!("net.{n}"))
+                .ok_or_else(|| bad(&format!("no {n}")))?;
+            t.f_copy_(src).map_err(|e| bad(&e.to_string()))?;
+        }
+        for (((n, _), m), v) in adam.vars.iter().zip(&mut adam.m).zip(&mut adam.v) {
+            let sm = map
+                .get(&format!("adam_m.{n}"))
+                .ok_or_else(|| bad(&format!("no moments of {n}")))?;
+            let sv = map
+                .get(&format!("adam_v.{n}"))
+                .ok_or_else(|| bad(&format!("no moments of {n}")))?;
+            m.f_copy_(sm).map_err(|e| bad(&e.to_string()))?;
+            v.f_copy_(sv).map_err(|e| bad(&e.to_string()))?;
+        }
+        Ok(())
+    })?;
+    adam.t = scalar("state.adam_t")? as u64;
+    Ok(Some(Progress {
+        step: scalar("state.step")? as u64,
+        policy_avg: scalar("state.policy_avg")?,
+        value_avg: scalar("state.value_avg")?,
+    }))
+}
+
 /// Trains `net` in place for `cfg.train_steps` mini-batches drawn from `samples`, each position
-/// under a random symmetry of the game.
+/// under a random symmetry of the game. Step `k` draws its batch from a generator seeded by
+/// `seed` and `k`, so a run resumed from a checkpoint trains exactly as an uninterrupted one.
 pub fn train<G: Game>(
     cfg: &RunConfig,
     net: &mut Net,
     samples: &Samples,
     seed: u64,
+    checkpointing: Option<&Checkpointing>,
     progress: bool,
 ) -> Result<TrainStats> {
     if samples.is_empty() {
@@ -106,17 +303,28 @@ pub fn train<G: Game>(
     let shape = net.meta.shape;
     let device = net.device();
     let syms = G::symmetries();
-    let mut rng = rng_from_seed(seed);
-    let mut opt = tch::nn::Adam::default()
-        .wd(cfg.weight_decay)
-        .build(&net.vs, cfg.learning_rate)?;
+    let mut adam = Adam::new(net, cfg.weight_decay);
+    let mut at = Progress {
+        step: 0,
+        policy_avg: 0.0,
+        value_avg: 0.0,
+    };
+    if let Some(ck) = checkpointing {
+        if let Some(p) = load_checkpoint(ck, net, &mut adam)? {
+            at = p;
+        }
+    }
+    let _guard = checkpointing.map(|_| InterruptGuard::install());
     let bs = cfg.batch_size.max(1);
     let mut xb = vec![0.0f32; bs * isz];
     let mut pb = vec![0.0f32; bs * a];
     let mut vb = vec![0.0f32; bs];
     let bar = crate::cli::progress_bar(cfg.train_steps, "steps", progress);
-    let (mut pl_avg, mut vl_avg) = (0.0f64, 0.0f64);
-    for step in 0..cfg.train_steps {
+    bar.set_position(at.step);
+    let mut last_save = Instant::now();
+    while at.step < cfg.train_steps {
+        let step = at.step;
+        let mut rng = rng_from_seed(mix64(seed ^ step.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
         for b in 0..bs {
             let i = rng.random_range(0..samples.len());
             let sym = &syms[rng.random_range(0..syms.len())];
@@ -133,7 +341,6 @@ pub fn train<G: Game>(
         let progress_frac = step as f64 / cfg.train_steps.max(1) as f64;
         let lr = cfg.learning_rate
             * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * progress_frac).cos()));
-        opt.set_lr(lr);
         let xs = Tensor::from_slice(&xb)
             .view([
                 bs as i64,
@@ -152,17 +359,41 @@ pub fn train<G: Game>(
             .mean(Kind::Float);
         let value_loss = value.mse_loss(&target_v, Reduction::Mean);
         let loss = &policy_loss + &value_loss;
-        opt.backward_step(&loss);
+        adam.zero_grad();
+        loss.backward();
+        adam.step(lr);
         let (pl, vl) = (policy_loss.double_value(&[]), value_loss.double_value(&[]));
         if !pl.is_finite() || !vl.is_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
         }
         let k = if step == 0 { 1.0 } else { 0.05 };
-        pl_avg += k * (pl - pl_avg);
-        vl_avg += k * (vl - vl_avg);
+        at.policy_avg += k * (pl - at.policy_avg);
+        at.value_avg += k * (vl - at.value_avg);
+        at.step += 1;
         bar.inc(1);
-        if step % 10 == 0 {
-            bar.set_message(format!("policy loss {pl_avg:.3}, value loss {vl_avg:.3}"));
+        if step.is_multiple_of(10) {
+            bar.set_message(format!(
+                "policy loss {:.3}, value loss {:.3}",
+                at.policy_avg, at.value_avg
+            ));
+        }
+        if let Some(ck) = checkpointing {
+            let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+            let stop = ck.stop_after == Some(at.step);
+            let due = last_save.elapsed().as_secs_f64() >= ck.every_seconds;
+            if (interrupted || stop || due) && at.step < cfg.train_steps {
+                save_checkpoint(ck, net, &adam, &at)?;
+                last_save = Instant::now();
+                if interrupted || stop {
+                    bar.abandon();
+                    bail!(
+                        "training interrupted at step {} of {}; saved in {}: run the same command again to continue",
+                        at.step,
+                        cfg.train_steps,
+                        ck.path.display()
+                    );
+                }
+            }
         }
     }
     bar.finish_and_clear();
@@ -170,8 +401,8 @@ pub fn train<G: Game>(
     Ok(TrainStats {
         samples: samples.len(),
         steps: cfg.train_steps,
-        policy_loss: pl_avg,
-        value_loss: vl_avg,
+        policy_loss: at.policy_avg,
+        value_loss: at.value_avg,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
