@@ -202,8 +202,7 @@ fn interrupted_training_resumes_exactly() {
     };
     let mut first = new_net(1);
     let e = train::<TicTacToe>(&cfg, &mut first, &samples, 7, Some(&ck), false)
-        .err()
-        .expect("training stops at step 15")
+        .expect_err("training stops at step 15")
         .to_string();
     assert!(e.contains("interrupted at step 15 of 40"), "{e}");
     assert!(ck.path.exists());
