@@ -37,6 +37,11 @@ fn tiny_cycle_runs_and_resumes() {
     assert!(paths.best().exists() && paths.latest().exists());
     assert!(paths.models.join("best.json").exists());
     assert_eq!(lines(&paths.metrics()), 6);
+    let rows = zero::zero::report::read_metrics(&paths.metrics()).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert!(rows
+        .iter()
+        .all(|r| r.policy_loss.is_some() && r.score_vs_best.is_some()));
     let meta = Net::read_meta(&paths.latest()).unwrap();
     assert_eq!(meta.game, "tictactoe");
     assert_eq!(meta.training_steps, 2 * cfg.train_steps);

@@ -46,13 +46,19 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     };
     let state = run_cycle::<G>(&cfg, &paths, args.iterations, !json, &mut report)?;
     if !json {
+        let models = if args.run.models == std::path::Path::new("models") {
+            String::new()
+        } else {
+            format!(" --models {}", args.run.models.display())
+        };
         eprintln!(
             "done: {} iterations complete in {} ({:.1} min this run); play it with \
-             `zero play --game {} --against best`",
+             `zero play --game {g} --against best{models}`, chart its progress with \
+             `zero report --game {g}{models}`",
             state.iteration - 1,
             paths.models.display(),
             started.elapsed().as_secs_f64() / 60.0,
-            G::NAME
+            g = G::NAME
         );
     }
     Ok(())

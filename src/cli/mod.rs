@@ -10,6 +10,7 @@ mod mces;
 mod perft;
 mod play;
 mod qlearn;
+mod report;
 mod run_args;
 mod solve;
 mod stages;
@@ -60,6 +61,8 @@ enum Command {
     Accuracy(accuracy::Args),
     /// Solve Connect Four positions exactly; benchmark the solver; build its opening book.
     Solve(solve::Args),
+    /// A run's progress per iteration: a table (or JSON) and an SVG chart of losses and scores.
+    Report(report::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -78,6 +81,7 @@ pub fn main() -> i32 {
         Command::Evaluate(a) => stages::run(stages::Which::Evaluate, a),
         Command::Qlearn(a) => qlearn::run(a),
         Command::Mces(a) => mces::run(a),
+        Command::Report(a) => report::run(a),
         Command::Blackjack(a) => blackjack::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Accuracy(a) => accuracy::run(a),

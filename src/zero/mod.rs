@@ -6,5 +6,6 @@ pub mod config;
 pub mod cycle;
 pub mod files;
 pub mod records;
+pub mod report;
 pub mod selfplay;
 pub mod train;
