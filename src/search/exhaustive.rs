@@ -111,10 +111,10 @@ impl<G: Game> SolverAgent<G> {
         }
     }
 
-    /// The moves of `pos` whose exact result (sign) is the best, with their exact scores
-    /// from the mover's view.
-    fn correct_moves(&mut self, pos: &G) -> Vec<(Move, G, i32)> {
-        let mut scored: Vec<(Move, G, i32)> = pos
+    /// Every move of `pos` with its child and exact score from the mover's view, and the best
+    /// result (sign) among them.
+    fn scored_moves(&mut self, pos: &G) -> (i32, Vec<(Move, G, i32)>) {
+        let scored: Vec<(Move, G, i32)> = pos
             .legal_moves()
             .into_iter()
             .map(|m| {
@@ -125,44 +125,43 @@ impl<G: Game> SolverAgent<G> {
             })
             .collect();
         let best = scored.iter().map(|s| score_sign(s.2)).max().unwrap_or(0);
-        scored.retain(|s| score_sign(s.2) == best);
-        scored
+        (best, scored)
     }
 
     /// The expected result for the solver (1 win, 1/2 draw, 0 loss) at `pos`, where `mine`
     /// says whether the solver is to move, under the opponent model above.
     fn expected_result(&mut self, pos: &G, mine: bool) -> f64 {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            let s = score_sign(terminal_score(pos)) as f64;
-            let for_mover = 0.5 + 0.5 * s;
-            return if mine { for_mover } else { 1.0 - for_mover };
-        }
         let key = (position_key(pos), mine);
         if let Some(&e) = self.expected.get(&key) {
             return e;
         }
-        let next_mine = |child: &G| (child.to_move() == pos.to_move()) == mine;
-        let correct = self.correct_moves(pos);
+        let (best_sign, scored) = self.scored_moves(pos);
+        if scored.is_empty() {
+            let for_mover = 0.5 + 0.5 * score_sign(terminal_score(pos)) as f64;
+            return if mine { for_mover } else { 1.0 - for_mover };
+        }
+        // The solver weighs only its correct moves; the opponent's random moves are all of them.
         let mut best_correct = if mine { 0.0f64 } else { 1.0f64 };
-        for (_, child, _) in &correct {
-            let e = self.expected_result(child, next_mine(child));
-            best_correct = if mine {
-                best_correct.max(e)
-            } else {
-                best_correct.min(e)
-            };
+        let mut total = 0.0;
+        for (_, child, v) in &scored {
+            let correct = score_sign(*v) == best_sign;
+            if mine && !correct {
+                continue;
+            }
+            let e = self.expected_result(child, (child.to_move() == pos.to_move()) == mine);
+            total += e;
+            if correct {
+                best_correct = if mine {
+                    best_correct.max(e)
+                } else {
+                    best_correct.min(e)
+                };
+            }
         }
         let e = if mine {
             best_correct
         } else {
-            let mut total = 0.0;
-            for &m in &moves {
-                let mut child = pos.clone();
-                child.play(m);
-                total += self.expected_result(&child, next_mine(&child));
-            }
-            let random = total / moves.len() as f64;
+            let random = total / scored.len() as f64;
             (1.0 - self.error_rate) * best_correct + self.error_rate * random
         };
         self.expected.insert(key, e);
@@ -181,13 +180,14 @@ impl<G: Game> Agent<G> for SolverAgent<G> {
         self.rng = rng_from_seed(seed);
     }
     fn choose(&mut self, pos: &G) -> Result<Move> {
-        let correct = self.correct_moves(pos);
-        if correct.is_empty() {
+        let (best_sign, scored) = self.scored_moves(pos);
+        if scored.is_empty() {
             bail!("no legal move: the game is over");
         }
         // (expected result, exact score) of each correct move; the best of both, in order
-        let ranked: Vec<(Move, f64, i32)> = correct
+        let ranked: Vec<(Move, f64, i32)> = scored
             .iter()
+            .filter(|(_, _, v)| score_sign(*v) == best_sign)
             .map(|(m, child, v)| {
                 let mine = child.to_move() == pos.to_move();
                 (*m, self.expected_result(child, mine), *v)

@@ -195,21 +195,22 @@ fn draw_panel(svg: &mut String, panel: &Panel, y0: f64, x_max: f64) {
         y0 + PANEL_HEIGHT - 6.0
     );
     for (k, (name, colour, points)) in panel.series.iter().enumerate() {
-        let pts: Vec<String> = points
-            .iter()
-            .map(|&(i, v)| format!("{:.1},{:.1}", x(i), y(v)))
-            .collect();
-        if !pts.is_empty() {
+        if !points.is_empty() {
+            let pts: Vec<String> = points
+                .iter()
+                .map(|&(i, v)| format!("{:.1},{:.1}", x(i), y(v)))
+                .collect();
             let _ = writeln!(
                 svg,
                 r#"<polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
                 pts.join(" ")
             );
-            for p in &pts {
-                let (px, py) = p.split_once(',').unwrap_or(("0", "0"));
+            for &(i, v) in points {
                 let _ = writeln!(
                     svg,
-                    r#"<circle cx="{px}" cy="{py}" r="2.5" fill="{colour}"/>"#
+                    r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"/>"#,
+                    x(i),
+                    y(v)
                 );
             }
         }

@@ -151,12 +151,11 @@ const EPS: f64 = 1e-8;
 
 impl Adam {
     fn new(net: &Net, weight_decay: f64) -> Adam {
-        let trainable: Vec<Tensor> = net.vs.trainable_variables();
         let mut vars: Vec<(String, Tensor)> = net
             .vs
             .variables()
             .into_iter()
-            .filter(|(_, t)| trainable.iter().any(|u| u.data_ptr() == t.data_ptr()))
+            .filter(|(_, t)| t.requires_grad())
             .collect();
         vars.sort_by(|a, b| a.0.cmp(&b.0));
         let m = vars.iter().map(|(_, t)| t.zeros_like()).collect();
