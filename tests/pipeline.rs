@@ -226,5 +226,25 @@ fn interrupted_training_resumes_exactly() {
     let mut other = new_net(2);
     train::<TicTacToe>(&cfg, &mut other, &samples, 7, Some(&ck), false).unwrap();
     assert_ne!(weights(&other), weights(&whole));
+
+    // A checkpoint of another network shape is refused, not broadcast into this one.
+    ck.iteration = 1;
+    let mut small = cfg.clone();
+    small.arch = zero::nn::Arch::Resnet {
+        blocks: 1,
+        filters: 3,
+    };
+    let mut net = Net::new_seeded(
+        "tictactoe",
+        small.arch,
+        Shape::of::<TicTacToe>(),
+        default_device(),
+        1,
+    )
+    .unwrap();
+    let e = train::<TicTacToe>(&small, &mut net, &samples, 7, Some(&ck), false)
+        .expect_err("another shape")
+        .to_string();
+    assert!(e.contains("unusable") && e.contains("shape"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }

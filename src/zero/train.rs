@@ -256,25 +256,26 @@ fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result
     if scalar("state.iteration")? as u32 != ck.iteration {
         return Ok(None);
     }
-    tch::no_grad(|| -> Result<()> {
-        for (n, mut t) in net.vs.variables() {
-            let src = map
-                .get(&format!("net.{n}"))
-                .ok_or_else(|| bad(&format!("no {n}")))?;
-            t.f_copy_(src).map_err(|e| bad(&e.to_string()))?;
+    // Each tensor must be there with the shape it has here (a checkpoint of another network
+    // shape is refused rather than broadcast into this one).
+    let restore = |dst: &mut Tensor, key: String| -> Result<()> {
+        let src = map.get(&key).ok_or_else(|| bad(&format!("no {key}")))?;
+        if src.size() != dst.size() {
+            return Err(bad(&format!(
+                "{key} has shape {:?}, this network needs {:?}",
+                src.size(),
+                dst.size()
+            )));
         }
-        for (((n, _), m), v) in adam.vars.iter().zip(&mut adam.m).zip(&mut adam.v) {
-            let sm = map
-                .get(&format!("adam_m.{n}"))
-                .ok_or_else(|| bad(&format!("no moments of {n}")))?;
-            let sv = map
-                .get(&format!("adam_v.{n}"))
-                .ok_or_else(|| bad(&format!("no moments of {n}")))?;
-            m.f_copy_(sm).map_err(|e| bad(&e.to_string()))?;
-            v.f_copy_(sv).map_err(|e| bad(&e.to_string()))?;
-        }
-        Ok(())
-    })?;
+        tch::no_grad(|| dst.f_copy_(src)).map_err(|e| bad(&e.to_string()))
+    };
+    for (n, mut t) in net.vs.variables() {
+        restore(&mut t, format!("net.{n}"))?;
+    }
+    for (((n, _), m), v) in adam.vars.iter().zip(&mut adam.m).zip(&mut adam.v) {
+        restore(m, format!("adam_m.{n}"))?;
+        restore(v, format!("adam_v.{n}"))?;
+    }
     adam.t = scalar("state.adam_t")? as u64;
     Ok(Some(Progress {
         step: scalar("state.step")? as u64,
