@@ -1,17 +1,31 @@
 //! `zero`: AlphaZero-style self-play for small board games, with the classical opponents and
 //! tabular baselines that measure it.
 //!
-//! Layout: [`games`] (rules, one trait), [`search`] (MCTS, alpha-beta), [`solvers`] (perfect
-//! play), [`nn`] (network, batched inference), [`zero`] (self-play, training, evaluation,
-//! cycle), [`tabular`] (Q-learning, Monte Carlo ES), [`players`] (player specs), [`arena`]
-//! (matches), [`cli`] (one file per subcommand).
+//! The modules form layers; an import only ever points down (`scripts/check-layers` checks it
+//! in CI):
+//! 1. [`core`]: the seeded generator and seed streams, atomic files and checked binary
+//!    formats, the progress sink, thread defaults. Knows nothing of games.
+//! 2. [`games`]: the rules of every game behind one trait, [`games::Game`]; above it,
+//!    [`agent`]: the one interface of every player, [`agent::Agent`].
+//! 3. [`search`] (MCTS, alpha-beta), [`solvers`] (perfect play), [`tabular`] (Q-learning,
+//!    Monte Carlo ES), [`nn`] (the network and batched inference): algorithms over games.
+//! 4. [`arena`] (matches, Elo, grading on solver-labelled positions) and [`alphazero`] (the
+//!    self-play, training and evaluation pipeline).
+//! 5. [`players`] (the player spec grammar that builds every kind of player) and [`cli`] (one
+//!    thin file per subcommand: flags, printing, tables and charts).
 
-pub mod arena;
-pub mod cli;
+pub mod core;
 pub mod games;
+
+pub mod agent;
+
 pub mod nn;
-pub mod players;
 pub mod search;
 pub mod solvers;
 pub mod tabular;
-pub mod zero;
+
+pub mod alphazero;
+pub mod arena;
+
+pub mod cli;
+pub mod players;

@@ -6,29 +6,16 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use anyhow::{anyhow, bail, Context, Result};
-use rand::{Rng, SeedableRng};
 
+use crate::agent::{Agent, RandomAgent};
+use crate::alphazero::player::net_agent;
 use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
-
-/// The seedable generator used everywhere: every random choice flows from a user seed.
-pub type Rng64 = rand_pcg::Pcg64Mcg;
-
-pub fn rng_from_seed(seed: u64) -> Rng64 {
-    Rng64::seed_from_u64(seed)
-}
-
-/// Something that picks moves in a game.
-pub trait Agent<G: Game>: Send {
-    /// Starts a new game; `seed` is derived from the match seed and the game's index, so a
-    /// match gives the same result however its games are spread over threads.
-    fn new_game(&mut self, _seed: u64) {}
-    /// Picks a legal move in a position that is not over.
-    fn choose(&mut self, pos: &G) -> Result<Move>;
-    /// Told of every move played (its own and the opponent's), e.g. for tree reuse.
-    fn observe(&mut self, _before: &G, _m: Move) {}
-    /// Told the final position.
-    fn game_over(&mut self, _pos: &G) {}
-}
+use crate::search::agent::rollout_agent;
+use crate::search::alphabeta::AlphaBetaAgent;
+use crate::search::rules::RulesAgent;
+use crate::solvers::connect4_book::SolverAgent as Connect4Solver;
+use crate::solvers::exhaustive::SolverAgent;
+use crate::tabular::qtable::{QAgent, QTable};
 
 /// A parsed player spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,9 +107,12 @@ pub struct BuildContext {
     pub sims: Option<u32>,
     /// Opening plies network players choose by visit-proportional sampling, so games differ.
     pub random_plies: u32,
-    /// Network players print their estimate and top moves (for `zero play`).
-    pub verbose: bool,
+    /// Where the Connect Four solver keeps its opening book and cache.
+    pub solver_dir: PathBuf,
 }
+
+/// Where the Connect Four solver's book and cache live unless the command line says otherwise.
+pub const DEFAULT_SOLVER_DIR: &str = "data/connect4";
 
 /// Simulations per move of a network player when `--sims` is not given.
 pub const DEFAULT_NET_SIMS: u32 = 200;
@@ -133,7 +123,7 @@ impl Default for BuildContext {
             models_dir: PathBuf::from("models"),
             sims: None,
             random_plies: 0,
-            verbose: false,
+            solver_dir: PathBuf::from(DEFAULT_SOLVER_DIR),
         }
     }
 }
@@ -143,33 +133,27 @@ pub trait Playable: Game {
     fn rules_agent() -> Result<Box<dyn Agent<Self>>> {
         bail!("there is no rule-based player for {}", Self::NAME)
     }
-    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
+    fn solver_agent(_ctx: &BuildContext) -> Result<Box<dyn Agent<Self>>> {
         bail!("there is no solver for {}", Self::NAME)
     }
 }
 
 impl Playable for TicTacToe {
     fn rules_agent() -> Result<Box<dyn Agent<Self>>> {
-        Ok(Box::new(crate::search::rules::RulesAgent::new()))
+        Ok(Box::new(RulesAgent::new()))
     }
-    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
-        Ok(Box::new(
-            crate::search::exhaustive::SolverAgent::<Self>::new(),
-        ))
+    fn solver_agent(_ctx: &BuildContext) -> Result<Box<dyn Agent<Self>>> {
+        Ok(Box::new(SolverAgent::<Self>::new()))
     }
 }
 impl Playable for Othello4 {
-    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
-        Ok(Box::new(
-            crate::search::exhaustive::SolverAgent::<Self>::new(),
-        ))
+    fn solver_agent(_ctx: &BuildContext) -> Result<Box<dyn Agent<Self>>> {
+        Ok(Box::new(SolverAgent::<Self>::new()))
     }
 }
 impl Playable for Connect4 {
-    fn solver_agent() -> Result<Box<dyn Agent<Self>>> {
-        Ok(Box::new(crate::solvers::connect4_book::SolverAgent::new(
-            crate::solvers::connect4_book::DATA_DIR,
-        )))
+    fn solver_agent(ctx: &BuildContext) -> Result<Box<dyn Agent<Self>>> {
+        Ok(Box::new(Connect4Solver::new(ctx.solver_dir.clone())))
     }
 }
 
@@ -183,62 +167,24 @@ impl PlayerSpec {
     pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
         let net = |path: PathBuf| -> Result<Box<dyn Agent<G>>> {
             let sims = ctx.sims.unwrap_or(DEFAULT_NET_SIMS);
-            Ok(Box::new(crate::zero::agent::net_agent::<G>(
-                &path,
-                sims,
-                ctx.random_plies,
-                ctx.verbose,
-            )?))
+            Ok(Box::new(net_agent::<G>(&path, sims, ctx.random_plies)?))
         };
         let agent: Result<Box<dyn Agent<G>>> = match self {
             PlayerSpec::Random => Ok(Box::new(RandomAgent::new())),
             PlayerSpec::Human => Ok(Box::new(HumanAgent::stdio())),
             PlayerSpec::Rules => G::rules_agent(),
-            PlayerSpec::Solver => G::solver_agent(),
-            PlayerSpec::Mcts(sims) => Ok(Box::new(crate::zero::agent::rollout_agent::<G>(*sims))),
+            PlayerSpec::Solver => G::solver_agent(ctx),
+            PlayerSpec::Mcts(sims) => Ok(Box::new(rollout_agent::<G>(*sims))),
             PlayerSpec::Best => net(ctx.models_dir.join("best.safetensors")),
             PlayerSpec::Latest => net(ctx.models_dir.join("latest.safetensors")),
             PlayerSpec::Model(path) => net(path.clone()),
-            PlayerSpec::Minimax(depth) => Ok(Box::new(
-                crate::search::alphabeta::AlphaBetaAgent::<G>::new(*depth),
-            )),
+            PlayerSpec::Minimax(depth) => Ok(Box::new(AlphaBetaAgent::<G>::new(*depth))),
             // Greedy in the table; a seeded random legal move where the table has no row.
-            PlayerSpec::QTable(path) => crate::tabular::qtable::QTable::<G>::load(path)
-                .map(|t| Box::new(crate::tabular::qtable::QAgent::new(t)) as Box<dyn Agent<G>>),
+            PlayerSpec::QTable(path) => {
+                QTable::<G>::load(path).map(|t| Box::new(QAgent::new(t)) as Box<dyn Agent<G>>)
+            }
         };
         agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))
-    }
-}
-
-/// Plays uniformly at random among the legal moves.
-pub struct RandomAgent {
-    rng: Rng64,
-}
-
-impl RandomAgent {
-    pub fn new() -> Self {
-        RandomAgent {
-            rng: rng_from_seed(0),
-        }
-    }
-}
-
-impl Default for RandomAgent {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<G: Game> Agent<G> for RandomAgent {
-    fn new_game(&mut self, seed: u64) {
-        self.rng = rng_from_seed(seed);
-    }
-    fn choose(&mut self, pos: &G) -> Result<Move> {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            bail!("no legal move: the game is over");
-        }
-        Ok(moves[self.rng.random_range(0..moves.len())])
     }
 }
 

@@ -2,13 +2,17 @@
 
 use std::path::PathBuf;
 
+use zero::agent::Agent;
+use zero::alphazero::config::RunConfig;
+use zero::alphazero::cycle::run_cycle;
+use zero::alphazero::metrics::{iteration_rows, read_metrics, StageRecord};
+use zero::alphazero::paths::RunPaths;
+use zero::alphazero::player::net_agent;
+use zero::alphazero::stages::ensure_best;
+use zero::alphazero::state::{read_state, Stage};
 use zero::arena::{play_match, MatchOptions};
 use zero::games::{GameKind, TicTacToe};
 use zero::nn::{default_device, Net, Shape};
-use zero::players::Agent;
-use zero::zero::agent::net_agent;
-use zero::zero::config::RunConfig;
-use zero::zero::cycle::{ensure_best, read_state, run_cycle, RunPaths, Stage};
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("zero-test-{name}-{}", std::process::id()));
@@ -28,16 +32,18 @@ fn tiny_cycle_runs_and_resumes() {
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
     let cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     let mut reports = Vec::new();
-    let state =
-        run_cycle::<TicTacToe>(&cfg, &paths, 2, false, &mut |v| reports.push(v.clone())).unwrap();
+    let state = run_cycle::<TicTacToe>(&cfg, &paths, 2, None, false, &mut |v| {
+        reports.push(v.clone())
+    })
+    .unwrap();
     assert_eq!(state.iteration, 3);
     assert_eq!(state.stage, Stage::SelfPlay);
     assert_eq!(reports.len(), 6);
-    assert_eq!(reports[0]["games"], 16);
+    assert!(matches!(&reports[0], StageRecord::SelfPlay(r) if r.games == 16));
     assert!(paths.best().exists() && paths.latest().exists());
     assert!(paths.models.join("best.json").exists());
     assert_eq!(lines(&paths.metrics()), 6);
-    let rows = zero::zero::report::read_metrics(&paths.metrics()).unwrap();
+    let rows = iteration_rows(&read_metrics(&paths.metrics()).unwrap());
     assert_eq!(rows.len(), 2);
     assert!(rows
         .iter()
@@ -47,9 +53,9 @@ fn tiny_cycle_runs_and_resumes() {
     assert_eq!(meta.training_steps, 2 * cfg.train_steps);
 
     // Running again to the same target does nothing; a higher target continues.
-    run_cycle::<TicTacToe>(&cfg, &paths, 2, false, &mut |_| {}).unwrap();
+    run_cycle::<TicTacToe>(&cfg, &paths, 2, None, false, &mut |_| {}).unwrap();
     assert_eq!(lines(&paths.metrics()), 6);
-    run_cycle::<TicTacToe>(&cfg, &paths, 3, false, &mut |_| {}).unwrap();
+    run_cycle::<TicTacToe>(&cfg, &paths, 3, None, false, &mut |_| {}).unwrap();
     assert_eq!(read_state(&paths).unwrap().iteration, 4);
     assert_eq!(lines(&paths.metrics()), 9);
 
@@ -92,14 +98,14 @@ fn a_trained_network_beats_the_untrained_one() {
     .unwrap()
     .save(&untrained)
     .unwrap();
-    run_cycle::<TicTacToe>(&cfg, &paths, 2, false, &mut |_| {}).unwrap();
+    run_cycle::<TicTacToe>(&cfg, &paths, 2, None, false, &mut |_| {}).unwrap();
     // Two simulations: the root's expansion and one visit to the child with the highest
     // prior, so the network's policy alone decides each move; two opening plies are sampled
     // so that games differ.
     let sims = 2;
     let make = |path: PathBuf| {
         move || -> anyhow::Result<Box<dyn Agent<TicTacToe>>> {
-            Ok(Box::new(net_agent::<TicTacToe>(&path, sims, 2, false)?))
+            Ok(Box::new(net_agent::<TicTacToe>(&path, sims, 2)?))
         }
     };
     let opts = MatchOptions {
@@ -108,11 +114,11 @@ fn a_trained_network_beats_the_untrained_one() {
         threads: 2,
         progress: false,
     };
-    let r = play_match::<TicTacToe, _, _>(
+    let r = play_match::<TicTacToe>(
         "trained",
         "untrained",
-        make(paths.latest()),
-        make(untrained),
+        &make(paths.latest()),
+        &make(untrained),
         &opts,
     )
     .unwrap();
@@ -126,12 +132,12 @@ fn a_trained_network_beats_the_untrained_one() {
 
 /// Tic-tac-toe positions from random games, with uniform policies over the legal moves and
 /// random values: enough for training to have something to fit.
-fn random_samples(n: usize, seed: u64) -> zero::zero::train::Samples {
+fn random_samples(n: usize, seed: u64) -> zero::alphazero::train::Samples {
     use rand::{Rng, SeedableRng};
     use zero::games::Game;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let (isz, a) = (TicTacToe::input_size(), TicTacToe::NUM_ACTIONS);
-    let mut s = zero::zero::train::Samples {
+    let mut s = zero::alphazero::train::Samples {
         inputs: Vec::new(),
         policies: Vec::new(),
         values: Vec::new(),
@@ -180,7 +186,7 @@ fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
 /// with exactly the weights of an uninterrupted run.
 #[test]
 fn interrupted_training_resumes_exactly() {
-    use zero::zero::train::{train, Checkpointing};
+    use zero::alphazero::train::{train, Checkpointing};
     let dir = temp_dir("checkpoint");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     cfg.train_steps = 40;

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use rand::Rng;
+use zero::agent::{Agent, RandomAgent};
+use zero::core::rng::rng_from_seed;
 use zero::games::{Connect4, Game, Outcome, Player};
-use zero::players::{rng_from_seed, Agent, RandomAgent};
 use zero::solvers::connect4::{Position, Solver};
 use zero::solvers::connect4_book::{Oracle, SolverAgent, Source};
 

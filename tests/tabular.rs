@@ -7,13 +7,15 @@ use std::sync::OnceLock;
 
 use rand::Rng;
 
+use zero::agent::{Agent, RandomAgent};
 use zero::arena::{play_game, play_match, MatchOptions};
+use zero::core::rng::{rng_from_seed, Rng64};
 use zero::games::blackjack::{play_hand, Deck};
 use zero::games::othello4::WEIGHTS;
 use zero::games::{Game, Move, Othello4, Outcome, Player, TicTacToe};
-use zero::players::{rng_from_seed, Agent, BuildContext, PlayerSpec, RandomAgent, Rng64};
-use zero::search::exhaustive::{solve_value, SolveTable, SolverAgent};
+use zero::players::{BuildContext, PlayerSpec};
 use zero::search::score_sign;
+use zero::solvers::exhaustive::{solve_value, SolveTable, SolverAgent};
 use zero::tabular::blackjack_dp;
 use zero::tabular::exact::{self, grade, Policy};
 use zero::tabular::mces::Mces;
@@ -99,15 +101,15 @@ fn tictactoe_self_play_never_loses_to_a_perfect_player() {
         threads: 2,
         progress: false,
     };
-    let r = play_match::<TicTacToe, _, _>(
+    let r = play_match::<TicTacToe>(
         "ql",
         "solver",
-        || spec.build::<TicTacToe>(&BuildContext::default()),
-        || Ok(Box::new(SolverAgent::<TicTacToe>::new())),
+        &|| spec.build::<TicTacToe>(&BuildContext::default()),
+        &|| Ok(Box::new(SolverAgent::<TicTacToe>::new())),
         &opts,
     )
     .unwrap();
-    assert_eq!(r.total.losses, 0, "{}", r.table());
+    assert_eq!(r.total.losses, 0, "{:?}", r.total);
     assert_eq!(r.a_first.games() + r.a_second.games(), 1000);
 }
 

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
+use crate::arena::accuracy::accuracy;
 use crate::games::{Connect4, Game, GameKind};
 use crate::players::{BuildContext, PlayerSpec};
-use crate::zero::accuracy::accuracy;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

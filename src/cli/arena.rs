@@ -2,7 +2,8 @@
 
 use anyhow::Result;
 
-use crate::arena::{play_match, MatchOptions};
+use crate::arena::{play_match, MatchOptions, MatchResult};
+use crate::core::threads::default_threads;
 use crate::games::GameKind;
 use crate::players::{BuildContext, Playable, PlayerSpec};
 
@@ -50,7 +51,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
         random_plies: args.random_plies,
-        verbose: false,
+        ..BuildContext::default()
     };
     // Build once up front so a bad spec fails before any game starts.
     args.a.build::<G>(&ctx)?;
@@ -59,7 +60,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let threads = if interactive {
         1
     } else {
-        args.threads.unwrap_or_else(super::default_threads)
+        args.threads.unwrap_or_else(default_threads)
     };
     let opts = MatchOptions {
         games: args.games,
@@ -67,17 +68,52 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         threads,
         progress: !interactive && !args.json,
     };
-    let result = play_match::<G, _, _>(
+    let result = play_match::<G>(
         &args.a.to_string(),
         &args.b.to_string(),
-        || args.a.build::<G>(&ctx),
-        || args.b.build::<G>(&ctx),
+        &|| args.a.build::<G>(&ctx),
+        &|| args.b.build::<G>(&ctx),
         &opts,
     )?;
     if args.json {
         super::print_json(&result)
     } else {
-        print!("{}", result.table());
+        print!("{}", match_table(&result));
         Ok(())
     }
+}
+
+/// A match as a table in the style of the material: rows "A first", "A second", "total".
+pub fn match_table(r: &MatchResult) -> String {
+    let mut s = format!(
+        "{}: {} (A) vs {} (B), {} games, {:.1} s\n",
+        r.game, r.a, r.b, r.games, r.seconds
+    );
+    s.push_str(&format!(
+        "{:<10} {:>16} {:>16} {:>16}\n",
+        "", "wins", "losses", "draws"
+    ));
+    for (name, t) in [
+        ("A first", &r.a_first),
+        ("A second", &r.a_second),
+        ("total", &r.total),
+    ] {
+        let n = t.games().max(1) as f64;
+        let cell = |x: u64| format!("{x} ({:.1}%)", 100.0 * x as f64 / n);
+        s.push_str(&format!(
+            "{:<10} {:>16} {:>16} {:>16}\n",
+            name,
+            cell(t.wins),
+            cell(t.losses),
+            cell(t.draws)
+        ));
+    }
+    // `+ 0.0` turns a negative zero into a plain one for printing
+    s.push_str(&format!(
+        "Elo A - B: {:+.0} (95% interval {:+.0} .. {:+.0})\n",
+        r.elo + 0.0,
+        r.elo_ci95[0] + 0.0,
+        r.elo_ci95[1] + 0.0
+    ));
+    s
 }

@@ -8,11 +8,12 @@ use anyhow::{bail, Result};
 use rand::Rng;
 use serde::Serialize;
 
+use crate::alphazero::config::RunConfig;
+use crate::core::rng::rng_from_seed;
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, Arch, Net, Shape};
-use crate::players::{rng_from_seed, Playable};
+use crate::players::Playable;
 use crate::search::mcts::{search, MctsConfig, Tree, UniformEvaluator};
-use crate::zero::config::RunConfig;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum Bench {
@@ -179,7 +180,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     let parameters = net.parameters();
     let raw_net = net.try_clone(default_device())?;
     let dir = std::env::temp_dir().join(format!("zero-bench-{}", std::process::id()));
-    let stats = crate::zero::selfplay::self_play::<G>(&cfg, net, 1, &dir, !a.json);
+    let stats = crate::alphazero::selfplay::self_play::<G>(&cfg, net, 1, &dir, !a.json);
     let _ = std::fs::remove_dir_all(&dir);
     let stats = stats?;
     let raw = raw_forward_rate(&raw_net, &stats.batch_sizes, 5.0);

@@ -2,9 +2,11 @@
 
 use anyhow::Result;
 
+use super::describe_stage;
 use super::run_args::RunArgs;
+use crate::alphazero::cycle::run_cycle;
+use crate::alphazero::metrics::StageRecord;
 use crate::players::Playable;
-use crate::zero::cycle::run_cycle;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -37,14 +39,18 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         );
     }
     let started = std::time::Instant::now();
-    let mut report = |line: &serde_json::Value| {
+    let mut report = |record: &StageRecord| {
         if json {
-            println!("{line}");
+            if let Ok(line) = serde_json::to_string(record) {
+                println!("{line}");
+            }
         } else {
-            println!("{}", super::describe_stage(line));
+            println!("{}", describe_stage(record));
         }
     };
-    let state = run_cycle::<G>(&cfg, &paths, args.iterations, !json, &mut report)?;
+    let benchmark = args.run.benchmark_player::<G>(&cfg, &paths)?;
+    let benchmark = benchmark.as_ref().map(|(n, f)| (n.as_str(), f.as_ref()));
+    let state = run_cycle::<G>(&cfg, &paths, args.iterations, benchmark, !json, &mut report)?;
     if !json {
         let models = if args.run.models == std::path::Path::new("models") {
             String::new()

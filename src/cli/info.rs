@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Result<()> {
         cuda_available,
         cuda_devices: tch::Cuda::device_count(),
         cudnn_available: tch::Cuda::cudnn_is_available(),
-        threads: super::default_threads(),
+        threads: crate::core::threads::default_threads(),
     };
     if args.json {
         return super::print_json(&info);

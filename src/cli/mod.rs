@@ -4,6 +4,7 @@ mod accuracy;
 mod arena;
 mod bench;
 mod blackjack;
+mod chart;
 mod cycle;
 mod info;
 mod mces;
@@ -17,6 +18,11 @@ mod stages;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::alphazero::metrics::StageRecord;
+use crate::core::progress::{self, ProgressSink, TaskView};
+use crate::games::GameKind;
+use crate::players::Quit;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -68,6 +74,7 @@ enum Command {
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    progress::install(Box::new(ProgressBars));
     set_torch_threads();
     let result = match cli.command {
         Command::Info(a) => info::run(a),
@@ -89,7 +96,7 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            if e.is::<crate::players::Quit>() {
+            if e.is::<Quit>() {
                 eprintln!("zero: stopped.");
                 return 130;
             }
@@ -139,42 +146,72 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The number of threads to use by default: every core.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+/// The games as clap lists and parses them (the library's `GameKind` knows nothing of clap).
+impl clap::ValueEnum for GameKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &GameKind::ALL
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()))
+    }
+}
+
+/// Shows the library's tasks as indicatif progress bars on stderr (hidden when stderr is not
+/// a terminal).
+struct ProgressBars;
+
+impl ProgressSink for ProgressBars {
+    fn task(&self, len: u64, unit: &str) -> Box<dyn TaskView> {
+        Box::new(progress_bar(len, unit, true))
+    }
+}
+
+impl TaskView for ProgressBar {
+    fn set_position(&self, position: u64) {
+        ProgressBar::set_position(self, position);
+    }
+    fn inc(&self, steps: u64) {
+        ProgressBar::inc(self, steps);
+    }
+    fn set_message(&self, message: String) {
+        ProgressBar::set_message(self, message);
+    }
+    fn finish(&self) {
+        self.finish_and_clear();
+    }
+    fn abandon(&self) {
+        ProgressBar::abandon(self);
+    }
 }
 
 /// One line for people about a finished stage of the cycle.
-pub fn describe_stage(v: &serde_json::Value) -> String {
-    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
-    let i = v["iteration"].as_u64().unwrap_or(0);
-    match v["stage"].as_str() {
-        Some("selfplay") => format!(
-            "iteration {i}: self-play {} games, {} positions in {:.0} s ({:.0} positions/s, {:.0} evals/s, batch {:.0}, cache hits {:.0}%)",
-            v["games"], v["positions"], f("seconds"), f("positions_per_s"), f("nn_evals_per_s"),
-            f("mean_batch"), 100.0 * f("cache_hit_rate")
+pub fn describe_stage(record: &StageRecord) -> String {
+    match record {
+        StageRecord::SelfPlay(r) => format!(
+            "iteration {}: self-play {} games, {} positions in {:.0} s ({:.0} positions/s, {:.0} evals/s, batch {:.0}, cache hits {:.0}%)",
+            r.iteration, r.games, r.positions, r.seconds, r.positions_per_s, r.nn_evals_per_s,
+            r.mean_batch, 100.0 * r.cache_hit_rate
         ),
-        Some("evaluate") => {
+        StageRecord::Train(r) => format!(
+            "iteration {}: trained {} steps on {} positions in {:.0} s (policy loss {:.3}, value loss {:.3})",
+            r.iteration, r.steps, r.samples, r.seconds, r.policy_loss, r.value_loss
+        ),
+        StageRecord::Evaluate(r) => {
             let mut s = format!(
-                "iteration {i}: latest scored {:.1}% against best: {} (best is generation {})",
-                100.0 * f("score_vs_best"),
-                if v["promoted"].as_bool() == Some(true) { "promoted" } else { "kept the old best" },
-                v["generation"]
+                "iteration {}: latest scored {:.1}% against best: {} (best is generation {})",
+                r.iteration,
+                100.0 * r.score_vs_best,
+                if r.promoted { "promoted" } else { "kept the old best" },
+                r.generation
             );
-            if let Some(b) = v.get("benchmark").filter(|b| !b.is_null()) {
+            if let Some(b) = &r.benchmark {
+                let t = b.total;
                 s.push_str(&format!(
                     "; best vs {}: {}-{}-{} (W-L-D)",
-                    b["b"].as_str().unwrap_or("?"),
-                    b["total"]["wins"], b["total"]["losses"], b["total"]["draws"]
+                    b.b, t.wins, t.losses, t.draws
                 ));
             }
             s
         }
-        _ => format!(
-            "iteration {i}: trained {} steps on {} positions in {:.0} s (policy loss {:.3}, value loss {:.3})",
-            v["steps"], v["samples"], f("seconds"), f("policy_loss"), f("value_loss")
-        ),
     }
 }

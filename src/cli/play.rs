@@ -2,8 +2,10 @@
 
 use anyhow::Result;
 
+use crate::agent::Agent;
 use crate::arena::play_game;
-use crate::games::{mix64, GameKind};
+use crate::core::rng::mix64;
+use crate::games::{Game, GameKind, Move};
 use crate::players::{BuildContext, HumanAgent, Playable, PlayerSpec};
 
 #[derive(clap::Args, Debug)]
@@ -29,20 +31,57 @@ pub fn run(args: Args) -> Result<()> {
     crate::with_board_game!(args.game, G => run_for::<G>(&args))
 }
 
+/// The opponent, saying after each of its moves what its search thought (for players that
+/// search).
+struct Narrated<G: Game> {
+    inner: Box<dyn Agent<G>>,
+}
+
+impl<G: Game> Agent<G> for Narrated<G> {
+    fn new_game(&mut self, seed: u64) {
+        self.inner.new_game(seed);
+    }
+    fn choose(&mut self, pos: &G) -> Result<Move> {
+        let m = self.inner.choose(pos)?;
+        if let Some(a) = self.inner.analysis() {
+            let top: Vec<String> = a
+                .moves
+                .iter()
+                .take(3)
+                .map(|&(m, share)| format!("{} ({:.0}%)", pos.format_move(m), 100.0 * share))
+                .collect();
+            eprintln!(
+                "model: value {:+.2} for itself (expected score {:.0}%, draws half), top moves {}",
+                a.value,
+                50.0 * (a.value + 1.0),
+                top.join(", ")
+            );
+        }
+        Ok(m)
+    }
+    fn observe(&mut self, before: &G, m: Move) {
+        self.inner.observe(before, m);
+    }
+    fn game_over(&mut self, pos: &G) {
+        self.inner.game_over(pos);
+    }
+}
+
 fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
-        random_plies: 0,
-        verbose: true,
+        ..BuildContext::default()
     };
-    let mut opponent = args.against.build::<G>(&ctx)?;
+    let mut opponent = Narrated {
+        inner: args.against.build::<G>(&ctx)?,
+    };
     let mut human = HumanAgent::stdio();
     opponent.new_game(mix64(args.seed));
     if args.second {
-        play_game::<G>(opponent.as_mut(), &mut human, &G::new())?;
+        play_game::<G>(&mut opponent, &mut human, &G::new())?;
     } else {
-        play_game::<G>(&mut human, opponent.as_mut(), &G::new())?;
+        play_game::<G>(&mut human, &mut opponent, &G::new())?;
     }
     Ok(())
 }

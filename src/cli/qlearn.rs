@@ -133,13 +133,13 @@ fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
         _ => "learner",
     };
     let started = Instant::now();
-    let mut since_log = crate::arena::Tally::default();
+    let mut since_log = crate::games::Tally::default();
     while trainer.episodes_done() < args.episodes {
         let (alpha, epsilon) = trainer.schedule();
         // small chunks keep the bar moving; the clock includes them
         let chunk = (log_every - trainer.episodes_done() % log_every).min(4096);
         let t = trainer.run(chunk)?;
-        since_log = crate::arena::Tally {
+        since_log = crate::games::Tally {
             wins: since_log.wins + t.wins,
             losses: since_log.losses + t.losses,
             draws: since_log.draws + t.draws,
@@ -158,7 +158,7 @@ fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
                 // printed past the bar, and also when stderr is not a terminal
                 bar.suspend(|| eprintln!("{line}"));
             }
-            since_log = crate::arena::Tally::default();
+            since_log = crate::games::Tally::default();
         }
     }
     let seconds = started.elapsed().as_secs_f64();

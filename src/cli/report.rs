@@ -2,12 +2,15 @@
 
 use std::path::PathBuf;
 
+use std::fmt::Write as _;
+
 use anyhow::Result;
 use serde::Serialize;
 
+use super::chart::svg;
+use crate::alphazero::metrics::{iteration_rows, read_metrics, IterationRow};
+use crate::core::files::write_atomic;
 use crate::games::GameKind;
-use crate::zero::files::write_atomic;
-use crate::zero::report::{read_metrics, svg, table, IterationRow};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -35,7 +38,7 @@ struct Report {
 pub fn run(args: Args) -> Result<()> {
     let dir = args.models.join(args.game.name());
     let metrics = dir.join("metrics.jsonl");
-    let rows = read_metrics(&metrics)?;
+    let rows = iteration_rows(&read_metrics(&metrics)?);
     let chart = args.svg.unwrap_or_else(|| dir.join("report.svg"));
     let title = format!("zero: {} run in {}", args.game.name(), dir.display());
     write_atomic(&chart, svg(&rows, &title).as_bytes())?;
@@ -50,4 +53,123 @@ pub fn run(args: Args) -> Result<()> {
     print!("{}", table(&rows));
     println!("chart: {}", chart.display());
     Ok(())
+}
+
+/// The rows as a text table.
+pub fn table(rows: &[IterationRow]) -> String {
+    let opt = |x: Option<f64>, digits: usize| match x {
+        Some(v) => format!("{v:.digits$}"),
+        None => "-".into(),
+    };
+    let pct = |x: Option<f64>| match x {
+        Some(v) => format!("{:.1}%", 100.0 * v),
+        None => "-".into(),
+    };
+    let mut s = format!(
+        "{:>4} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9}\n",
+        "iter", "positions", "policy", "value", "vs best", "promoted", "gen", "benchmark", "W-L-D"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:>4} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9}",
+            r.iteration,
+            r.positions.map_or("-".into(), |p| p.to_string()),
+            opt(r.policy_loss, 3),
+            opt(r.value_loss, 3),
+            pct(r.score_vs_best),
+            match r.promoted {
+                Some(true) => "promoted",
+                Some(false) => "kept best",
+                None => "-",
+            },
+            r.generation.map_or("-".into(), |g| g.to_string()),
+            pct(r.benchmark_score),
+            r.benchmark_wld
+                .map_or("-".into(), |[w, l, d]| format!("{w}-{l}-{d}")),
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alphazero::metrics::StageRecord;
+
+    /// A metrics log as the cycle writes it: a benchmark match of 3-1-0 in iteration 1,
+    /// iteration 2 stopped after self-play.
+    fn metrics() -> String {
+        let tally =
+            |w: u64, l: u64, d: u64| serde_json::json!({"wins": w, "losses": l, "draws": d});
+        let result = |b: &str, w, l, d| {
+            serde_json::json!({"game": "connect4", "a": "best", "b": b, "games": w + l + d,
+                "a_first": tally(w, l, d), "a_second": tally(0, 0, 0), "total": tally(w, l, d),
+                "elo": 0.0, "elo_ci95": [0.0, 0.0], "seconds": 1.0})
+        };
+        let selfplay = |i: u32, positions: u64| {
+            serde_json::json!({"stage": "selfplay", "iteration": i, "games": 4,
+                "positions": positions, "seconds": 0.5, "positions_per_s": 60.0,
+                "nn_evals_per_s": 100.0, "mean_batch": 4.0, "cache_hit_rate": 0.1})
+        };
+        let lines = [
+            selfplay(1, 30),
+            serde_json::json!({"stage": "train", "iteration": 1, "samples": 30, "steps": 10,
+                "policy_loss": 2.0, "value_loss": 0.5, "seconds": 1.0}),
+            serde_json::json!({"stage": "evaluate", "iteration": 1, "score_vs_best": 0.6,
+                "promoted": true, "generation": 1, "latest_vs_best": result("best", 3, 2, 0),
+                "benchmark": result("minimax:4", 3, 1, 0), "seconds": 2.0}),
+            selfplay(2, 28),
+        ];
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    #[test]
+    fn rows_gather_each_iteration_and_the_chart_draws_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        std::fs::write(&path, metrics()).unwrap();
+        let records = read_metrics(&path).unwrap();
+        assert!(matches!(records[2], StageRecord::Evaluate(_)));
+        // What is read is what the cycle would write.
+        let again: String = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        std::fs::write(&path, &again).unwrap();
+        assert_eq!(read_metrics(&path).unwrap(), records);
+        let rows = iteration_rows(&records);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].policy_loss, Some(2.0));
+        assert_eq!(rows[0].benchmark_wld, Some([3, 1, 0]));
+        assert_eq!(rows[0].benchmark_score, Some(0.75));
+        assert_eq!(rows[1].positions, Some(28));
+        assert_eq!(rows[1].policy_loss, None);
+        let t = table(&rows);
+        assert!(t.contains("75.0%") && t.contains("3-1-0"), "{t}");
+        let s = svg(&rows, "connect4 <run>");
+        assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
+        assert!(s.contains("best vs minimax:4") && s.contains("&lt;run&gt;"));
+        // policy, value, latest-vs-best and benchmark: one point each for iteration 1
+        assert_eq!(s.matches("<polyline").count(), 4);
+    }
+
+    #[test]
+    fn a_bad_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        let good = metrics();
+        let first = good.lines().next().unwrap();
+        for bad in [
+            "{\"iteration\":1,\"stage\":\"dance\"}".to_string(),
+            "not json".to_string(),
+            first[..first.len() / 2].to_string(),
+        ] {
+            std::fs::write(&path, format!("{first}\n{bad}\n")).unwrap();
+            let e = format!("{:#}", read_metrics(&path).unwrap_err());
+            assert!(e.contains("line 2") && e.contains("metrics.jsonl"), "{e}");
+        }
+        let e = read_metrics(&dir.path().join("none.jsonl")).unwrap_err();
+        assert!(e.to_string().contains("zero cycle"), "{e}");
+    }
 }

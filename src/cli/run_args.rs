@@ -4,9 +4,13 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use crate::arena::AgentFactory;
+use crate::players::{BuildContext, Playable, PlayerSpec};
+
+use crate::alphazero::config::RunConfig;
+use crate::alphazero::paths::RunPaths;
+use crate::alphazero::state::open_run;
 use crate::games::GameKind;
-use crate::zero::config::RunConfig;
-use crate::zero::cycle::{open_run, RunPaths};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
@@ -46,12 +50,30 @@ impl RunArgs {
             cfg.seed = s;
         }
         if let Some(b) = &self.benchmark {
-            let _: crate::players::PlayerSpec = b.parse()?;
+            let _: PlayerSpec = b.parse()?;
             cfg.benchmark = Some(b.clone());
             cfg.benchmark_games = self.benchmark_games;
         }
         let explicit = self.preset.is_some() || self.seed.is_some() || self.benchmark.is_some();
         let cfg = open_run(&paths, &cfg, explicit)?;
         Ok((paths, cfg))
+    }
+
+    /// The run's benchmark player, named, as a factory for the match threads.
+    pub fn benchmark_player<G: Playable>(
+        &self,
+        cfg: &RunConfig,
+        paths: &RunPaths,
+    ) -> Result<Option<(String, Box<AgentFactory<'static, G>>)>> {
+        let Some(spec) = &cfg.benchmark else {
+            return Ok(None);
+        };
+        let spec: PlayerSpec = spec.parse()?;
+        let ctx = BuildContext {
+            models_dir: paths.models.clone(),
+            ..BuildContext::default()
+        };
+        let name = spec.to_string();
+        Ok(Some((name, Box::new(move || spec.build::<G>(&ctx)))))
     }
 }

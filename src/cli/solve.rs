@@ -10,10 +10,11 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::games::{Connect4, Game};
+use crate::players::DEFAULT_SOLVER_DIR;
 use crate::solvers::connect4::{
     describe_score, read_labelled_positions, Position, Solver, DEFAULT_TABLE_ENTRIES,
 };
-use crate::solvers::connect4_book::{build_book, Oracle, DATA_DIR};
+use crate::solvers::connect4_book::{build_book, Oracle};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -35,7 +36,7 @@ pub struct Args {
     #[arg(long, value_name = "DEPTH")]
     build_book: Option<u32>,
     /// Where the opening book and the cache of solved positions live.
-    #[arg(long, default_value = DATA_DIR)]
+    #[arg(long, default_value = DEFAULT_SOLVER_DIR)]
     data: PathBuf,
     /// Use neither the book nor the cache (and add nothing to the cache).
     #[arg(long)]

@@ -3,12 +3,12 @@
 
 use anyhow::Result;
 
+use super::describe_stage;
 use super::run_args::RunArgs;
+use crate::alphazero::metrics::StageRecord;
+use crate::alphazero::stages::{stage_evaluate, stage_self_play, stage_train};
+use crate::alphazero::state::read_state;
 use crate::players::Playable;
-use crate::zero::cycle::{
-    evaluate_report, read_state, selfplay_report, stage_evaluate, stage_self_play, stage_train,
-    train_report,
-};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -39,24 +39,26 @@ fn run_for<G: Playable>(which: Which, args: &Args) -> Result<()> {
     };
     let progress = !args.run.json;
     let started = std::time::Instant::now();
-    let line = match which {
-        Which::SelfPlay => selfplay_report(
+    let record = match which {
+        Which::SelfPlay => StageRecord::selfplay(
             iteration,
             &stage_self_play::<G>(&cfg, &paths, iteration, progress)?,
         ),
-        Which::Train => train_report(
+        Which::Train => StageRecord::train(
             iteration,
             &stage_train::<G>(&cfg, &paths, iteration, progress)?,
         ),
         Which::Evaluate => {
-            let e = stage_evaluate::<G>(&cfg, &paths, iteration, progress)?;
-            evaluate_report(iteration, &e, started.elapsed().as_secs_f64())?
+            let benchmark = args.run.benchmark_player::<G>(&cfg, &paths)?;
+            let benchmark = benchmark.as_ref().map(|(n, f)| (n.as_str(), f.as_ref()));
+            let e = stage_evaluate::<G>(&cfg, &paths, iteration, benchmark, progress)?;
+            StageRecord::evaluate(iteration, &e, started.elapsed().as_secs_f64())
         }
     };
     if args.run.json {
-        println!("{line}");
+        super::print_json(&record)
     } else {
-        println!("{}", super::describe_stage(&line));
+        println!("{}", describe_stage(&record));
+        Ok(())
     }
-    Ok(())
 }

@@ -16,7 +16,7 @@
 
 use rand::{Rng, RngCore};
 
-use crate::players::Rng64;
+use crate::core::rng::{rng_from_seed, Rng64};
 
 /// Probability of each card value 1 (ace) ..= 10 drawn from the infinite deck.
 pub const CARD_PROBS: [f64; 10] = [
@@ -71,7 +71,7 @@ const ACCEPT: u64 = 13 * 5_041;
 impl Deck {
     pub fn new(seed: u64) -> Deck {
         Deck {
-            rng: crate::players::rng_from_seed(seed),
+            rng: rng_from_seed(seed),
             bits: 0,
             chunks: 0,
         }

@@ -350,7 +350,7 @@ impl Net {
             .save(&tmp)
             .with_context(|| format!("cannot write {}", tmp.display()))?;
         let meta = serde_json::to_string_pretty(&self.meta)?;
-        crate::zero::files::write_atomic(&sidecar(path), meta.as_bytes())?;
+        crate::core::files::write_atomic(&sidecar(path), meta.as_bytes())?;
         std::fs::rename(&tmp, path)
             .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
         Ok(())

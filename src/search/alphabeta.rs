@@ -8,8 +8,9 @@ use anyhow::{bail, Result};
 use rand::Rng;
 
 use super::{heuristic_score, position_key, terminal_score};
+use crate::agent::Agent;
+use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move, Moves};
-use crate::players::{rng_from_seed, Agent, Rng64};
 
 /// Larger than any score.
 const INF: i32 = i32::MAX / 2;
@@ -94,7 +95,7 @@ impl<G: Game> AlphaBeta<G> {
     }
 
     fn slot(&self, key: u64) -> usize {
-        crate::games::mix64(key) as usize & (self.table.len() - 1)
+        crate::core::rng::mix64(key) as usize & (self.table.len() - 1)
     }
 
     fn probe(&self, key: u64) -> Option<Entry> {

@@ -11,8 +11,8 @@ use arrayvec::ArrayVec;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
+use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move};
-use crate::players::Rng64;
 
 /// Search settings.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -458,39 +458,7 @@ impl<G: Game> LeafEvaluator<G> for RolloutEvaluator {
         Ok(())
     }
     fn reseed(&mut self, seed: u64) {
-        self.rng = crate::players::rng_from_seed(seed);
-    }
-}
-
-/// A network (inline or through the inference thread) as a leaf evaluator.
-pub struct NetEvaluator<E> {
-    pub net: E,
-    inputs: Vec<f32>,
-}
-
-impl<E> NetEvaluator<E> {
-    pub fn new(net: E) -> Self {
-        NetEvaluator {
-            net,
-            inputs: Vec::new(),
-        }
-    }
-}
-
-impl<G: Game, E: crate::nn::Evaluator> LeafEvaluator<G> for NetEvaluator<E> {
-    fn evaluate(
-        &mut self,
-        positions: &[G],
-        policies: &mut [f32],
-        values: &mut [f32],
-    ) -> Result<()> {
-        let isz = G::input_size();
-        self.inputs.resize(positions.len() * isz, 0.0);
-        for (i, p) in positions.iter().enumerate() {
-            p.encode(&mut self.inputs[i * isz..(i + 1) * isz]);
-        }
-        self.net
-            .evaluate(&self.inputs, positions.len(), policies, values)
+        self.rng = rng_from_seed(seed);
     }
 }
 
@@ -553,7 +521,6 @@ pub fn search<G: Game, E: LeafEvaluator<G>>(
 mod tests {
     use super::*;
     use crate::games::{Connect4, TicTacToe};
-    use crate::players::rng_from_seed;
 
     #[test]
     fn finds_the_immediate_win_and_the_only_block() {

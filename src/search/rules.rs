@@ -16,9 +16,10 @@
 use anyhow::{bail, Result};
 use rand::Rng;
 
+use crate::agent::Agent;
+use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::tictactoe::LINES;
 use crate::games::{Game, Move, Moves, TicTacToe};
-use crate::players::{rng_from_seed, Agent, Rng64};
 
 const CENTRE: u16 = 1 << 4;
 const EDGES: u16 = (1 << 1) | (1 << 3) | (1 << 5) | (1 << 7);

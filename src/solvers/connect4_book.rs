@@ -13,12 +13,13 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::connect4::{Position, ScoreSource, Solver};
+use crate::agent::Agent;
+use crate::core::files::write_atomic;
+use crate::core::progress;
+use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::connect4::WIDTH;
 use crate::games::{Connect4, Game, Move};
-use crate::players::{rng_from_seed, Agent, Rng64};
 
-/// Where the book and the cache live by default.
-pub const DATA_DIR: &str = "data/connect4";
 const BOOK_VERSION: u32 = 1;
 const CACHE_FILE: &str = "cache.bin";
 /// Bytes of one cache record: the canonical key (u64, little-endian), then a lower and an
@@ -102,7 +103,7 @@ impl Book {
                 .collect(),
         };
         let bytes = postcard::to_allocvec(&file)?;
-        write_atomically(path, &bytes)
+        write_atomic(path, &bytes)
     }
     /// The deepest `book-N.bin` in `dir`, if any.
     pub fn find_deepest(dir: &Path) -> Option<PathBuf> {
@@ -130,21 +131,6 @@ impl ScoreSource for Arc<Book> {
     fn score(&self, canonical_key: u64) -> Option<i32> {
         self.get(canonical_key)
     }
-}
-
-/// Writes `bytes` to `path` through a temporary file and a rename, so readers never see half.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-    }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
-    Ok(())
 }
 
 /// Every position solved so far, appended to a file of fixed-size records (a record cut short
@@ -437,7 +423,7 @@ pub fn build_book(
     let mut map: HashMap<u64, i8> = HashMap::new();
     for d in (0..=depth).rev() {
         let level = positions_at(d);
-        let bar = crate::cli::progress_bar(
+        let task = progress::task(
             level.len() as u64,
             &format!("positions of ply {d}"),
             progress,
@@ -445,9 +431,9 @@ pub fn build_book(
         for p in &level {
             let s = solver.solve(p);
             map.insert(p.canonical_key().0, s as i8);
-            bar.inc(1);
+            task.inc(1);
         }
-        bar.finish_and_clear();
+        drop(task);
         solver.set_book(Box::new(Arc::new(Book::from_map(depth, &map))));
     }
     let book = Book::from_map(depth, &map);
@@ -468,7 +454,7 @@ pub fn build_book(
 const PLAYER_TABLE_ENTRIES: usize = 1 << 22;
 
 /// The perfect player: among the optimal moves (the fastest win, or the slowest loss), one at
-/// random with its seeded generator. Uses the book and cache in [`DATA_DIR`].
+/// random with its seeded generator. Uses the book and cache in the directory it is given.
 pub struct SolverAgent {
     oracle: Option<Oracle>,
     dir: PathBuf,

@@ -2,7 +2,7 @@
 //! (tic-tac-toe: 5,478 positions; 4x4 Othello): the exact expected result of a policy against
 //! a uniformly random opponent (expectimax), the best such result any policy can reach, and a
 //! policy's worst result against any opponent. Exact game values and the perfect player are
-//! the search module's solver ([`crate::search::exhaustive`]).
+//! the search module's solver ([`crate::solvers::exhaustive`]).
 
 use std::collections::HashMap;
 

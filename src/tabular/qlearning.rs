@@ -16,9 +16,10 @@
 use anyhow::{bail, Result};
 use rand::Rng;
 
-use crate::arena::Tally;
-use crate::games::{mix64, Game, Move, Moves, Player};
-use crate::players::{rng_from_seed, Agent, Rng64};
+use crate::agent::Agent;
+use crate::core::rng::item_seed;
+use crate::core::rng::{rng_from_seed, Rng64};
+use crate::games::{Game, Move, Moves, Player, Tally};
 
 use super::qtable::{QGame, QTable};
 
@@ -242,7 +243,7 @@ impl<G: QGame> Trainer<G> {
         let gamma = self.config.gamma;
         let mut pos = G::new();
         if let Opponent::Player(agent) = &mut self.opponent {
-            agent.new_game(mix64(self.config.seed ^ mix64(self.done)));
+            agent.new_game(item_seed(self.config.seed, self.done));
         }
         // the learner's last move, waiting for the position it next moves in
         let mut pending: Option<(usize, Move)> = None;

@@ -12,8 +12,10 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
-use crate::games::{mix64, Game, Move, Othello4, TicTacToe};
-use crate::players::{rng_from_seed, Agent, Rng64};
+use crate::agent::Agent;
+use crate::core::rng::mix64;
+use crate::core::rng::{rng_from_seed, Rng64};
+use crate::games::{Game, Move, Othello4, TicTacToe};
 
 const FORMAT: &str = "zero-qtable";
 const VERSION: u32 = 1;

@@ -13,9 +13,14 @@ use tch::{Kind, Reduction, Tensor};
 
 use super::config::RunConfig;
 use super::records::{read_iteration, GameRecord};
-use crate::games::{mix64, Game, Player};
+use crate::core::progress;
+use crate::core::rng::{mix64, rng_from_seed};
+use crate::games::{Game, Player};
 use crate::nn::Net;
-use crate::players::rng_from_seed;
+
+/// Spreads step numbers over the seed space: 2^64 divided by the golden ratio, splitmix64's
+/// increment.
+const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Training positions: inputs, policy targets and value targets, flat.
 pub struct Samples {
@@ -319,12 +324,12 @@ pub fn train<G: Game>(
     let mut xb = vec![0.0f32; bs * isz];
     let mut pb = vec![0.0f32; bs * a];
     let mut vb = vec![0.0f32; bs];
-    let bar = crate::cli::progress_bar(cfg.train_steps, "steps", progress);
-    bar.set_position(at.step);
+    let task = progress::task(cfg.train_steps, "steps", progress);
+    task.set_position(at.step);
     let mut last_save = Instant::now();
     while at.step < cfg.train_steps {
         let step = at.step;
-        let mut rng = rng_from_seed(mix64(seed ^ step.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        let mut rng = rng_from_seed(mix64(seed ^ step.wrapping_mul(GOLDEN_GAMMA)));
         for b in 0..bs {
             let i = rng.random_range(0..samples.len());
             let sym = &syms[rng.random_range(0..syms.len())];
@@ -370,9 +375,9 @@ pub fn train<G: Game>(
         at.policy_avg += k * (pl - at.policy_avg);
         at.value_avg += k * (vl - at.value_avg);
         at.step += 1;
-        bar.inc(1);
+        task.inc(1);
         if step.is_multiple_of(10) {
-            bar.set_message(format!(
+            task.set_message(format!(
                 "policy loss {:.3}, value loss {:.3}",
                 at.policy_avg, at.value_avg
             ));
@@ -385,7 +390,7 @@ pub fn train<G: Game>(
                 save_checkpoint(ck, net, &adam, &at)?;
                 last_save = Instant::now();
                 if interrupted || stop {
-                    bar.abandon();
+                    task.abandon();
                     bail!(
                         "training interrupted at step {} of {}; saved in {}: run the same command again to continue",
                         at.step,
@@ -396,7 +401,7 @@ pub fn train<G: Game>(
             }
         }
     }
-    bar.finish_and_clear();
+    drop(task);
     net.meta.training_steps += cfg.train_steps;
     Ok(TrainStats {
         samples: samples.len(),

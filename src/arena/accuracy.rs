@@ -8,8 +8,10 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::games::{mix64, Connect4, Game, Outcome};
-use crate::players::Agent;
+use crate::agent::Agent;
+use crate::core::progress;
+use crate::core::rng::mix64;
+use crate::games::{Connect4, Game, Outcome};
 use crate::solvers::connect4::{read_labelled_positions, Position, Solver, DEFAULT_TABLE_ENTRIES};
 
 #[derive(Clone, Debug, Serialize)]
@@ -46,7 +48,7 @@ pub fn accuracy(
         positions.truncate(l);
     }
     let mut solver = Solver::new(DEFAULT_TABLE_ENTRIES);
-    let bar = crate::cli::progress_bar(positions.len() as u64, "positions", progress);
+    let task = progress::task(positions.len() as u64, "positions", progress);
     let mut mistakes = 0;
     for (i, (_, pos, score)) in positions.iter().enumerate() {
         agent.new_game(mix64(seed ^ i as u64));
@@ -57,9 +59,9 @@ pub fn accuracy(
         if move_value(&mut solver, pos, col) < score.signum() {
             mistakes += 1;
         }
-        bar.inc(1);
+        task.inc(1);
     }
-    bar.finish_and_clear();
+    drop(task);
     let n = positions.len() as u64;
     Ok(AccuracyResult {
         file: file.display().to_string(),

@@ -8,9 +8,10 @@ use std::collections::HashMap;
 use anyhow::{bail, Result};
 use rand::Rng;
 
-use super::{position_key, score_sign, terminal_score};
+use crate::agent::Agent;
+use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move, Moves};
-use crate::players::{rng_from_seed, Agent, Rng64};
+use crate::search::{position_key, score_sign, terminal_score};
 
 /// Exact scores of solved positions (the score scale of [`super`]), by position key.
 #[derive(Clone, Debug, Default)]
@@ -214,7 +215,6 @@ impl<G: Game> Agent<G> for SolverAgent<G> {
 mod tests {
     use super::*;
     use crate::games::TicTacToe;
-    use crate::search::score_sign;
 
     #[test]
     fn tictactoe_is_a_draw() {

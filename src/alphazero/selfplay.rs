@@ -12,10 +12,13 @@ use crossbeam_channel::unbounded;
 use serde::Serialize;
 
 use super::config::RunConfig;
+use super::net_evaluator::NetEvaluator;
 use super::records::{finished_games, write_chunk, GameRecord};
-use crate::games::{mix64, Game, Player};
-use crate::players::{rng_from_seed, Rng64};
-use crate::search::mcts::{Leaf, LeafEvaluator, NetEvaluator, Selection, Tree};
+use crate::core::progress;
+use crate::core::rng::{mix64, rng_from_seed, Rng64};
+use crate::games::{Game, Player};
+use crate::nn::{InferenceServer, Net};
+use crate::search::mcts::{Leaf, LeafEvaluator, Selection, Tree};
 
 /// What a self-play run did.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -213,7 +216,7 @@ pub fn run_worker<G: Game, E: LeafEvaluator<G>>(
 /// under `data_dir`. Returns the statistics of this run (games already on disk are skipped).
 pub fn self_play<G: Game>(
     cfg: &RunConfig,
-    net: crate::nn::Net,
+    net: Net,
     iteration: u32,
     data_dir: &Path,
     progress: bool,
@@ -228,15 +231,15 @@ pub fn self_play<G: Game>(
         return Ok(stats);
     }
     let workers = cfg.workers.max(1);
-    let server = crate::nn::InferenceServer::start(net, workers * cfg.parallel_games);
+    let server = InferenceServer::start(net, workers * cfg.parallel_games);
     let next = AtomicUsize::new(0);
     let next_game = || {
         let k = next.fetch_add(1, Ordering::Relaxed);
         todo.get(k).copied()
     };
     let (tx, rx) = unbounded::<(u64, GameRecord)>();
-    let bar = crate::cli::progress_bar(todo.len() as u64, "games", progress);
-    bar.set_message(format!("self-play, iteration {iteration}"));
+    let task = progress::task(todo.len() as u64, "games", progress);
+    task.set_message(format!("self-play, iteration {iteration}"));
     let mut clients = Vec::new();
     for _ in 0..workers {
         clients.push(server.client()?);
@@ -261,7 +264,7 @@ pub fn self_play<G: Game>(
         for (index, record) in rx.iter() {
             indices.push(index);
             records.push(record);
-            bar.inc(1);
+            task.inc(1);
             if records.len() >= 64 || last_write.elapsed() > Duration::from_secs(30) {
                 if let Err(e) = write_chunk(data_dir, G::NAME, iteration, &indices, &records) {
                     write_error = Some(e);
@@ -290,7 +293,7 @@ pub fn self_play<G: Game>(
         }
         out
     });
-    bar.finish_and_clear();
+    drop(task);
     for r in results {
         stats.merge(&r?);
     }

@@ -1,19 +1,12 @@
-//! A network with search as a player (`best`, `latest`, `model:PATH`), and the classical
-//! rollout MCTS player (`mcts:SIMS`). Both keep their tree between moves.
-
-use std::path::Path;
+//! Tree search with some leaf evaluator as a player ([`SearchAgent`]), and the classical
+//! rollout MCTS player (`mcts:SIMS`). The tree is kept between moves.
 
 use anyhow::Result;
 
+use super::mcts::{search, LeafEvaluator, MctsConfig, RolloutEvaluator, Tree};
+use crate::agent::{Agent, Analysis};
+use crate::core::rng::{mix64, rng_from_seed, Rng64};
 use crate::games::{Game, Move};
-use crate::nn::{Net, Shape};
-use crate::players::{rng_from_seed, Agent, Rng64};
-use crate::search::mcts::{
-    search, LeafEvaluator, MctsConfig, NetEvaluator, RolloutEvaluator, Tree,
-};
-
-/// Leaves evaluated together per network call when one game searches alone.
-const PLAY_BATCH: usize = 8;
 
 /// Tree search with some leaf evaluator, as a player.
 pub struct SearchAgent<G: Game, E: LeafEvaluator<G>> {
@@ -24,11 +17,12 @@ pub struct SearchAgent<G: Game, E: LeafEvaluator<G>> {
     rng: Rng64,
     /// Plies at the start of a game chosen by visit-proportional sampling, so games differ.
     random_plies: u32,
-    /// Print the search's estimate and top moves after each move (for `zero play`).
-    verbose: bool,
+    /// The search behind the last move, for [`Agent::analysis`].
+    last: Option<Analysis>,
 }
 
 impl<G: Game, E: LeafEvaluator<G>> SearchAgent<G, E> {
+    /// `sims` simulations a move, evaluating up to `batch` leaves at once.
     pub fn new(eval: E, sims: u32, batch: usize, config: MctsConfig) -> Self {
         SearchAgent {
             eval,
@@ -37,47 +31,35 @@ impl<G: Game, E: LeafEvaluator<G>> SearchAgent<G, E> {
             batch: batch.max(1),
             rng: rng_from_seed(0),
             random_plies: 0,
-            verbose: false,
+            last: None,
         }
     }
     pub fn with_random_plies(mut self, plies: u32) -> Self {
         self.random_plies = plies;
         self
     }
-    pub fn with_verbose(mut self, verbose: bool) -> Self {
-        self.verbose = verbose;
-        self
-    }
 
-    fn report(&self, pos: &G) {
-        let value = self.tree.root_value();
+    fn summarize(&self) -> Analysis {
         let mut kids = self.tree.root_children();
         kids.sort_by_key(|k| std::cmp::Reverse(k.1));
         let total: u32 = kids.iter().map(|k| k.1).sum::<u32>().max(1);
-        let top: Vec<String> = kids
-            .iter()
-            .take(3)
-            .map(|k| {
-                format!(
-                    "{} ({:.0}%)",
-                    pos.format_move(k.0),
-                    100.0 * k.1 as f32 / total as f32
-                )
-            })
-            .collect();
-        eprintln!(
-            "model: value {value:+.2} for itself (expected score {:.0}%, draws half), top moves {}",
-            50.0 * (value + 1.0),
-            top.join(", ")
-        );
+        Analysis {
+            value: self.tree.root_value(),
+            visits: self.tree.root_visits(),
+            moves: kids
+                .iter()
+                .map(|k| (k.0, k.1 as f32 / total as f32))
+                .collect(),
+        }
     }
 }
 
 impl<G: Game, E: LeafEvaluator<G> + Send> Agent<G> for SearchAgent<G, E> {
     fn new_game(&mut self, seed: u64) {
         self.rng = rng_from_seed(seed);
-        self.eval.reseed(crate::games::mix64(seed));
+        self.eval.reseed(mix64(seed));
         self.tree.reset(G::new());
+        self.last = None;
     }
     fn choose(&mut self, pos: &G) -> Result<Move> {
         if self.tree.root_pos() != pos {
@@ -96,9 +78,7 @@ impl<G: Game, E: LeafEvaluator<G> + Send> Agent<G> for SearchAgent<G, E> {
             0.0
         };
         let m = self.tree.pick_move(temperature, &mut self.rng)?;
-        if self.verbose {
-            self.report(pos);
-        }
+        self.last = Some(self.summarize());
         Ok(m)
     }
     fn observe(&mut self, before: &G, m: Move) {
@@ -110,24 +90,9 @@ impl<G: Game, E: LeafEvaluator<G> + Send> Agent<G> for SearchAgent<G, E> {
             self.tree.reset(next);
         }
     }
-}
-
-/// A network player loaded from `path`.
-pub fn net_agent<G: Game>(
-    path: &Path,
-    sims: u32,
-    random_plies: u32,
-    verbose: bool,
-) -> Result<SearchAgent<G, NetEvaluator<Net>>> {
-    let net = Net::load(path, G::NAME, Shape::of::<G>(), crate::nn::default_device())?;
-    Ok(SearchAgent::new(
-        NetEvaluator::new(net),
-        sims,
-        PLAY_BATCH,
-        MctsConfig::default(),
-    )
-    .with_random_plies(random_plies)
-    .with_verbose(verbose))
+    fn analysis(&self) -> Option<Analysis> {
+        self.last.clone()
+    }
 }
 
 /// The classical MCTS player: random playouts, uniform priors.

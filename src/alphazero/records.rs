@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::files::write_atomic;
+use crate::core::files::write_atomic;
 
 /// One self-play game.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]

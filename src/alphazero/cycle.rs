@@ -1,0 +1,74 @@
+//! The loop that runs the stages, resumably: `state.json` says which stage of which iteration
+//! comes next and is advanced only after a stage's files are safely written. Self-play keeps
+//! its finished games across interruptions, training its checkpoint; a stage cut short is
+//! simply run again.
+
+use anyhow::Result;
+
+use super::config::RunConfig;
+use super::metrics::StageRecord;
+use super::paths::RunPaths;
+use super::stages::{stage_evaluate, stage_self_play, stage_train};
+use super::state::{read_state, write_state, RunState, Stage};
+use crate::arena::AgentFactory;
+use crate::games::Game;
+
+/// Runs one stage of iteration `state.iteration`; returns its record and the next state.
+fn run_stage<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    state: RunState,
+    benchmark: Option<(&str, &AgentFactory<G>)>,
+    progress: bool,
+) -> Result<(StageRecord, RunState)> {
+    let i = state.iteration;
+    let started = std::time::Instant::now();
+    Ok(match state.stage {
+        Stage::SelfPlay => {
+            let s = stage_self_play::<G>(cfg, paths, i, progress)?;
+            let next = RunState {
+                iteration: i,
+                stage: Stage::Train,
+            };
+            (StageRecord::selfplay(i, &s), next)
+        }
+        Stage::Train => {
+            let t = stage_train::<G>(cfg, paths, i, progress)?;
+            let next = RunState {
+                iteration: i,
+                stage: Stage::Evaluate,
+            };
+            (StageRecord::train(i, &t), next)
+        }
+        Stage::Evaluate => {
+            let e = stage_evaluate::<G>(cfg, paths, i, benchmark, progress)?;
+            let next = RunState {
+                iteration: i + 1,
+                stage: Stage::SelfPlay,
+            };
+            let seconds = started.elapsed().as_secs_f64();
+            (StageRecord::evaluate(i, &e, seconds), next)
+        }
+    })
+}
+
+/// Runs the cycle until `iterations` iterations are complete, resuming where a previous run
+/// stopped. Each finished stage is appended to the metrics and handed to `report`.
+pub fn run_cycle<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    iterations: u32,
+    benchmark: Option<(&str, &AgentFactory<G>)>,
+    progress: bool,
+    report: &mut dyn FnMut(&StageRecord),
+) -> Result<RunState> {
+    let mut state = read_state(paths)?;
+    while state.iteration <= iterations {
+        let (record, next) = run_stage::<G>(cfg, paths, state, benchmark, progress)?;
+        record.append_to(&paths.metrics())?;
+        write_state(paths, next)?;
+        report(&record);
+        state = next;
+    }
+    Ok(state)
+}

@@ -1,0 +1,17 @@
+//! The AlphaZero pipeline: self-play with tree search and the best network ([`selfplay`],
+//! records in [`records`]), training on a replay window ([`train`]), evaluation and promotion
+//! ([`stages`]), and the resumable loop that runs them ([`cycle`]), with the run's settings
+//! ([`config`]), files ([`paths`], [`state`]) and log ([`metrics`]). The network meets the
+//! search in [`net_evaluator`]; [`player`] is the network as a player.
+
+pub mod config;
+pub mod cycle;
+pub mod metrics;
+pub mod net_evaluator;
+pub mod paths;
+pub mod player;
+pub mod records;
+pub mod selfplay;
+pub mod stages;
+pub mod state;
+pub mod train;

@@ -1,0 +1,172 @@
+//! The three stages of an iteration, each reading and writing the run's files: self-play with
+//! `best`, training `latest` on the replay window, and the evaluation that promotes `latest`
+//! to `best` when it wins.
+
+use std::path::Path;
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+use super::config::RunConfig;
+use super::paths::RunPaths;
+use super::player::net_agent;
+use super::selfplay::{self_play, SelfPlayStats};
+use super::train::{load_window, train, Checkpointing, TrainStats};
+use crate::agent::Agent;
+use crate::arena::{play_match, AgentFactory, MatchOptions, MatchResult};
+use crate::core::rng::streams;
+use crate::core::threads::default_threads;
+use crate::games::Game;
+use crate::nn::{default_device, Net, Shape};
+
+/// Seconds between saves of an unfinished training stage (a crash loses at most this much;
+/// Ctrl-C loses nothing).
+const TRAIN_CHECKPOINT_SECONDS: f64 = 30.0;
+
+/// Creates the random generation-0 network as `best` (and `latest`) if there is none.
+pub fn ensure_best<G: Game>(cfg: &RunConfig, paths: &RunPaths) -> Result<()> {
+    if paths.best().exists() {
+        return Ok(());
+    }
+    let mut net = Net::new_seeded(
+        G::NAME,
+        cfg.arch,
+        Shape::of::<G>(),
+        default_device(),
+        cfg.seed,
+    )?;
+    net.meta.config = serde_json::to_value(cfg)?;
+    net.save(&paths.latest())?;
+    net.save(&paths.best())?;
+    Ok(())
+}
+
+pub fn stage_self_play<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    iteration: u32,
+    progress: bool,
+) -> Result<SelfPlayStats> {
+    ensure_best::<G>(cfg, paths)?;
+    let net = Net::load(&paths.best(), G::NAME, Shape::of::<G>(), default_device())?;
+    self_play::<G>(cfg, net, iteration, &paths.data, progress)
+}
+
+pub fn stage_train<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    iteration: u32,
+    progress: bool,
+) -> Result<TrainStats> {
+    ensure_best::<G>(cfg, paths)?;
+    let from = if paths.latest().exists() {
+        paths.latest()
+    } else {
+        paths.best()
+    };
+    let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?;
+    let samples = load_window::<G>(cfg, &paths.data, iteration)?;
+    tch::manual_seed(streams::TRAINING_TORCH.seed(cfg.seed, iteration as u64) as i64);
+    let checkpointing = Checkpointing {
+        path: paths.train_checkpoint(),
+        iteration,
+        every_seconds: TRAIN_CHECKPOINT_SECONDS,
+        stop_after: None,
+    };
+    let stats = train::<G>(
+        cfg,
+        &mut net,
+        &samples,
+        streams::TRAINING_BATCHES.seed(cfg.seed, iteration as u64),
+        Some(&checkpointing),
+        progress,
+    )?;
+    net.meta.iteration = iteration;
+    net.save(&paths.latest())?;
+    // The finished stage is in `latest`; its checkpoint is spent.
+    let _ = std::fs::remove_file(paths.train_checkpoint());
+    Ok(stats)
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EvalStats {
+    pub latest_vs_best: MatchResult,
+    pub score: f64,
+    pub promoted: bool,
+    pub generation: u32,
+    pub benchmark: Option<MatchResult>,
+}
+
+/// Builds the network player of `path` for each match thread.
+fn net_factory<'a, G: Game>(
+    path: &'a Path,
+    sims: u32,
+    random_plies: u32,
+) -> impl Fn() -> Result<Box<dyn Agent<G>>> + Sync + 'a {
+    move || Ok(Box::new(net_agent::<G>(path, sims, random_plies)?) as Box<dyn Agent<G>>)
+}
+
+/// Makes `latest` the new `best`, one generation up; returns the new generation.
+fn promote<G: Game>(paths: &RunPaths, iteration: u32, generation: u32) -> Result<u32> {
+    let mut net = Net::load(&paths.latest(), G::NAME, Shape::of::<G>(), default_device())?;
+    net.meta.generation = generation + 1;
+    net.meta.iteration = iteration;
+    net.save(&paths.best())?;
+    // latest carries the same generation number from now on
+    net.save(&paths.latest())?;
+    Ok(generation + 1)
+}
+
+/// Plays `latest` against `best` and promotes it if it scores at least the threshold; then
+/// plays `best` against the `benchmark` player (named), if given.
+pub fn stage_evaluate<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    iteration: u32,
+    benchmark: Option<(&str, &AgentFactory<G>)>,
+    progress: bool,
+) -> Result<EvalStats> {
+    ensure_best::<G>(cfg, paths)?;
+    if !paths.latest().exists() {
+        bail!("no latest model to evaluate in {}", paths.models.display());
+    }
+    let opts = MatchOptions {
+        games: cfg.eval_games.max(2),
+        seed: streams::EVALUATION.seed(cfg.seed, iteration as u64),
+        threads: default_threads(),
+        progress,
+    };
+    let (latest, best) = (paths.latest(), paths.best());
+    let result = play_match::<G>(
+        "latest",
+        "best",
+        &net_factory::<G>(&latest, cfg.eval_sims, cfg.eval_random_plies),
+        &net_factory::<G>(&best, cfg.eval_sims, cfg.eval_random_plies),
+        &opts,
+    )?;
+    let score = result.total.score();
+    let promoted = score >= cfg.promote_threshold;
+    let mut generation = Net::read_meta(&best)?.generation;
+    if promoted {
+        generation = promote::<G>(paths, iteration, generation)?;
+    }
+    let benchmark = match benchmark {
+        Some((name, make)) if cfg.benchmark_games > 0 => {
+            let opts = MatchOptions {
+                games: cfg.benchmark_games,
+                seed: streams::BENCHMARK.seed(cfg.seed, iteration as u64),
+                ..opts
+            };
+            let best_player = net_factory::<G>(&best, cfg.eval_sims, cfg.eval_random_plies);
+            Some(play_match::<G>("best", name, &best_player, make, &opts)?)
+        }
+        _ => None,
+    };
+    Ok(EvalStats {
+        latest_vs_best: result,
+        score,
+        promoted,
+        generation,
+        benchmark,
+    })
+}

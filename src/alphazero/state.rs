@@ -1,0 +1,54 @@
+//! A run's state on disk: its settings (`run.json`, fixed when the run starts) and the next
+//! stage to run (`state.json`, advanced only after a stage's files are safely written).
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+use super::config::RunConfig;
+use super::paths::RunPaths;
+use crate::core::files::{read_json, write_json};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    SelfPlay,
+    Train,
+    Evaluate,
+}
+
+/// The next stage to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunState {
+    pub iteration: u32,
+    pub stage: Stage,
+}
+
+/// Loads the run's saved configuration, or saves `cfg` as it for a new run. A resumed run
+/// keeps its settings; asking for other ones is an error rather than a silent mix.
+pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<RunConfig> {
+    match read_json::<RunConfig>(&paths.config())? {
+        Some(saved) if explicit && saved != *cfg => bail!(
+            "{} holds a run with other settings (preset '{}'); resume it without --preset/--seed, \
+             or use another --models/--data directory",
+            paths.models.display(),
+            saved.preset
+        ),
+        Some(saved) => Ok(saved),
+        None => {
+            write_json(&paths.config(), cfg)?;
+            Ok(cfg.clone())
+        }
+    }
+}
+
+/// The next stage of the run (the first stage of iteration 1 for a new run).
+pub fn read_state(paths: &RunPaths) -> Result<RunState> {
+    Ok(read_json(&paths.state())?.unwrap_or(RunState {
+        iteration: 1,
+        stage: Stage::SelfPlay,
+    }))
+}
+
+pub fn write_state(paths: &RunPaths, state: RunState) -> Result<()> {
+    write_json(&paths.state(), &state)
+}

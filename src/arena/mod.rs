@@ -1,0 +1,248 @@
+//! Measuring players: the match runner every evaluation uses (N games between two players,
+//! alternating who moves first, spread over threads, with a deterministic result for a given
+//! seed), Elo from a tally ([`elo`]), and grading a Connect Four player on solver-labelled
+//! positions ([`accuracy`]).
+
+pub mod accuracy;
+pub mod elo;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{anyhow, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::agent::Agent;
+use crate::core::progress;
+use crate::core::rng::{item_seed, streams};
+use crate::games::{Game, Move, Outcome, Player, Tally};
+
+pub use elo::elo_with_interval;
+
+/// The result of a match, from A's view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    pub game: String,
+    pub a: String,
+    pub b: String,
+    pub games: u64,
+    pub a_first: Tally,
+    pub a_second: Tally,
+    pub total: Tally,
+    /// Elo difference A minus B (scores of 0 or 1 are capped at half a game from the edge).
+    pub elo: f64,
+    pub elo_ci95: [f64; 2],
+    pub seconds: f64,
+}
+
+/// Plays one game; returns the outcome and the moves.
+pub fn play_game<G: Game>(
+    first: &mut dyn Agent<G>,
+    second: &mut dyn Agent<G>,
+    start: &G,
+) -> Result<(Outcome, Vec<Move>)> {
+    let mut pos = start.clone();
+    let mut moves = Vec::new();
+    while pos.outcome().is_none() {
+        let m = match pos.to_move() {
+            Player::First => first.choose(&pos)?,
+            Player::Second => second.choose(&pos)?,
+        };
+        if !pos.is_legal(m) {
+            return Err(anyhow!(
+                "a player chose the illegal move {} in\n{}",
+                pos.format_move(m),
+                pos.display()
+            ));
+        }
+        first.observe(&pos, m);
+        second.observe(&pos, m);
+        pos.play(m);
+        moves.push(m);
+    }
+    first.game_over(&pos);
+    second.game_over(&pos);
+    let outcome = pos.outcome().ok_or_else(|| anyhow!("game did not end"))?;
+    Ok((outcome, moves))
+}
+
+/// Options of a match.
+#[derive(Clone, Debug)]
+pub struct MatchOptions {
+    pub games: u64,
+    pub seed: u64,
+    pub threads: usize,
+    /// Show the match's progress (through the installed progress sink).
+    pub progress: bool,
+}
+
+/// Builds a fresh player for one of the match's threads.
+pub type AgentFactory<'a, G> = dyn Fn() -> Result<Box<dyn Agent<G>>> + Sync + 'a;
+
+/// Game `i` of a match: A moves first in even-numbered games, and each player's seed follows
+/// the match seed and `i` alone, so the result does not depend on which thread plays it.
+fn play_match_game<G: Game>(
+    a: &mut dyn Agent<G>,
+    b: &mut dyn Agent<G>,
+    seed: u64,
+    i: usize,
+) -> Result<f32> {
+    let game_seed = item_seed(seed, i as u64);
+    a.new_game(streams::PLAYER_A.seed(game_seed, 0));
+    b.new_game(streams::PLAYER_B.seed(game_seed, 0));
+    let a_first = i.is_multiple_of(2);
+    let (outcome, _) = if a_first {
+        play_game(a, b, &G::new())?
+    } else {
+        play_game(b, a, &G::new())?
+    };
+    let a_side = if a_first {
+        Player::First
+    } else {
+        Player::Second
+    };
+    Ok(outcome.value_for(a_side))
+}
+
+/// A's value of every game, played by `threads` threads that take the next unplayed game
+/// until none is left or one of them fails.
+fn play_all_games<G: Game>(
+    make_a: &AgentFactory<G>,
+    make_b: &AgentFactory<G>,
+    opts: &MatchOptions,
+) -> Result<Vec<f32>> {
+    let n = opts.games as usize;
+    let results: Mutex<Vec<Option<f32>>> = Mutex::new(vec![None; n]);
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(None::<anyhow::Error>);
+    let task = progress::task(opts.games, "games", opts.progress);
+    let thread = || -> Result<()> {
+        let mut a = make_a()?;
+        let mut b = make_b()?;
+        loop {
+            if failed.lock().map(|f| f.is_some()).unwrap_or(true) {
+                return Ok(());
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                return Ok(());
+            }
+            let value = play_match_game(a.as_mut(), b.as_mut(), opts.seed, i)?;
+            if let Ok(mut r) = results.lock() {
+                r[i] = Some(value);
+            }
+            task.inc(1);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..opts.threads.clamp(1, n.max(1)) {
+            scope.spawn(|| {
+                if let Err(e) = thread() {
+                    if let Ok(mut f) = failed.lock() {
+                        f.get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    let poisoned = || anyhow!("a match thread panicked");
+    if let Some(e) = failed.into_inner().map_err(|_| poisoned())? {
+        return Err(e);
+    }
+    let results = results.into_inner().map_err(|_| poisoned())?;
+    results
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.ok_or_else(|| anyhow!("game {i} was not played")))
+        .collect()
+}
+
+/// Plays `opts.games` games, A first in even-numbered games. `make_a` and `make_b` build a
+/// player for each thread.
+pub fn play_match<G: Game>(
+    a_name: &str,
+    b_name: &str,
+    make_a: &AgentFactory<G>,
+    make_b: &AgentFactory<G>,
+    opts: &MatchOptions,
+) -> Result<MatchResult> {
+    let started = Instant::now();
+    let values = play_all_games(make_a, make_b, opts)?;
+    let (mut a_first, mut a_second) = (Tally::default(), Tally::default());
+    for (i, &v) in values.iter().enumerate() {
+        if i % 2 == 0 {
+            a_first.add(v);
+        } else {
+            a_second.add(v);
+        }
+    }
+    let total = a_first.merged(&a_second);
+    let (elo, elo_ci95) = elo_with_interval(&total);
+    Ok(MatchResult {
+        game: G::NAME.to_string(),
+        a: a_name.to_string(),
+        b: b_name.to_string(),
+        games: opts.games,
+        a_first,
+        a_second,
+        total,
+        elo,
+        elo_ci95,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::RandomAgent;
+    use crate::games::TicTacToe;
+
+    fn random_match(seed: u64, threads: usize) -> MatchResult {
+        let make = || -> Result<Box<dyn Agent<TicTacToe>>> { Ok(Box::new(RandomAgent::new())) };
+        let opts = MatchOptions {
+            games: 20_000,
+            seed,
+            threads,
+            progress: false,
+        };
+        play_match("random", "random", &make, &make, &opts).unwrap()
+    }
+
+    #[test]
+    fn random_tictactoe_matches_known_rates_and_is_reproducible() {
+        let r = random_match(1, 2);
+        // Exact figures for uniformly random play: first player wins 58.49%, draws 12.70%.
+        let first_wins = r.a_first.wins + r.a_second.losses;
+        let rate = first_wins as f64 / r.games as f64;
+        assert!((rate - 0.585).abs() < 0.015, "first player won {rate}");
+        let draws = r.total.draws as f64 / r.games as f64;
+        assert!((draws - 0.127).abs() < 0.01, "draws {draws}");
+        // same seed, same result, whatever the number of threads
+        let again = random_match(1, 1);
+        assert_eq!(r.total, again.total);
+        assert_eq!(r.a_first, again.a_first);
+        assert_ne!(random_match(2, 2).a_first, r.a_first);
+    }
+
+    #[test]
+    fn a_failing_player_fails_the_match() {
+        struct Broken;
+        impl Agent<TicTacToe> for Broken {
+            fn choose(&mut self, _: &TicTacToe) -> Result<Move> {
+                Err(anyhow!("broken on purpose"))
+            }
+        }
+        let random = || -> Result<Box<dyn Agent<TicTacToe>>> { Ok(Box::new(RandomAgent::new())) };
+        let broken = || -> Result<Box<dyn Agent<TicTacToe>>> { Ok(Box::new(Broken)) };
+        let opts = MatchOptions {
+            games: 10,
+            seed: 0,
+            threads: 2,
+            progress: false,
+        };
+        let e = play_match("r", "b", &random, &broken, &opts).unwrap_err();
+        assert!(e.to_string().contains("broken on purpose"), "{e}");
+    }
+}

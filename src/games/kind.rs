@@ -1,0 +1,77 @@
+//! The games by name, for choosing one at run time.
+
+use super::{Connect4, Game, Othello4, TicTacToe};
+
+/// The games on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameKind {
+    Connect4,
+    TicTacToe,
+    Othello4,
+    Blackjack,
+}
+
+impl GameKind {
+    /// Every game, in the order the command line lists them.
+    pub const ALL: [GameKind; 4] = [
+        GameKind::Connect4,
+        GameKind::TicTacToe,
+        GameKind::Othello4,
+        GameKind::Blackjack,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Connect4 => Connect4::NAME,
+            GameKind::TicTacToe => TicTacToe::NAME,
+            GameKind::Othello4 => Othello4::NAME,
+            GameKind::Blackjack => "blackjack",
+        }
+    }
+}
+
+impl std::fmt::Display for GameKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for GameKind {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> anyhow::Result<GameKind> {
+        GameKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
+                anyhow::anyhow!("unknown game '{s}'; games are: {}", names.join(", "))
+            })
+    }
+}
+
+/// Runs a generic function for a board game chosen at run time:
+/// `with_board_game!(kind, G => body)` with `G` bound to the game type inside `body`.
+/// Blackjack is not a board game and gives an error.
+#[macro_export]
+macro_rules! with_board_game {
+    ($kind:expr, $g:ident => $body:expr) => {
+        match $kind {
+            $crate::games::GameKind::Connect4 => {
+                type $g = $crate::games::Connect4;
+                $body
+            }
+            $crate::games::GameKind::TicTacToe => {
+                type $g = $crate::games::TicTacToe;
+                $body
+            }
+            $crate::games::GameKind::Othello4 => {
+                type $g = $crate::games::Othello4;
+                $body
+            }
+            $crate::games::GameKind::Blackjack => Err(anyhow::anyhow!(
+                "blackjack is a single-player game with chance: use `zero mces` / `zero blackjack`"
+            )),
+        }
+    };
+}
