@@ -146,7 +146,13 @@ impl Game for Othello4 {
         })
     }
     fn key(&self) -> u64 {
-        self.boards[0] as u64 | (self.boards[1] as u64) << 16 | (self.to_move.index() as u64) << 32
+        // The plies too: two positions with the same discs and mover but a different number
+        // of passes behind them are different positions (their `ply()` differs), so they must
+        // not share a key.
+        self.boards[0] as u64
+            | (self.boards[1] as u64) << 16
+            | (self.to_move.index() as u64) << 32
+            | (self.plies as u64) << 33
     }
     fn encode(&self, out: &mut [f32]) {
         let (me, them) = self.mine_theirs();
