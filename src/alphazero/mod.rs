@@ -15,3 +15,4 @@ pub mod selfplay;
 pub mod stages;
 pub mod state;
 pub mod train;
+pub mod worker;

@@ -2,6 +2,23 @@
 //! alternating who moves first, spread over threads, with a deterministic result for a given
 //! seed), Elo from a tally ([`elo`]), and grading a Connect Four player on solver-labelled
 //! positions ([`accuracy`]).
+//!
+//! ```
+//! use zero::agent::{Agent, RandomAgent};
+//! use zero::arena::{play_match, MatchOptions};
+//! use zero::games::TicTacToe;
+//! use zero::solvers::exhaustive::SolverAgent;
+//!
+//! let solver = || -> anyhow::Result<Box<dyn Agent<TicTacToe>>> {
+//!     Ok(Box::new(SolverAgent::<TicTacToe>::new()))
+//! };
+//! let random = || -> anyhow::Result<Box<dyn Agent<TicTacToe>>> { Ok(Box::new(RandomAgent::new())) };
+//! let opts = MatchOptions { games: 20, seed: 1, threads: 2, progress: false };
+//! let result = play_match("solver", "random", &solver, &random, &opts).unwrap();
+//! // Perfect play never loses tic-tac-toe.
+//! assert_eq!(result.total.losses, 0);
+//! assert_eq!(result.total.games(), 20);
+//! ```
 
 pub mod accuracy;
 pub mod elo;

@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::alphazero::metrics::StageRecord;
+use crate::alphazero::state::Stage;
 use crate::core::progress::{self, ProgressSink, TaskView};
 use crate::games::GameKind;
 use crate::players::Quit;
@@ -83,9 +84,9 @@ pub fn main() -> i32 {
         Command::Play(a) => play::run(a),
         Command::Cycle(a) => cycle::run(a),
         Command::Bench(b) => bench::run(b),
-        Command::Selfplay(a) => stages::run(stages::Which::SelfPlay, a),
-        Command::Train(a) => stages::run(stages::Which::Train, a),
-        Command::Evaluate(a) => stages::run(stages::Which::Evaluate, a),
+        Command::Selfplay(a) => stages::run(Stage::SelfPlay, a),
+        Command::Train(a) => stages::run(Stage::Train, a),
+        Command::Evaluate(a) => stages::run(Stage::Evaluate, a),
         Command::Qlearn(a) => qlearn::run(a),
         Command::Mces(a) => mces::run(a),
         Command::Report(a) => report::run(a),

@@ -7,7 +7,7 @@ use super::describe_stage;
 use super::run_args::RunArgs;
 use crate::alphazero::metrics::StageRecord;
 use crate::alphazero::stages::{stage_evaluate, stage_self_play, stage_train};
-use crate::alphazero::state::read_state;
+use crate::alphazero::state::{read_state, Stage};
 use crate::players::Playable;
 
 #[derive(clap::Args, Debug)]
@@ -19,18 +19,11 @@ pub struct Args {
     iteration: Option<u32>,
 }
 
-#[derive(Clone, Copy)]
-pub enum Which {
-    SelfPlay,
-    Train,
-    Evaluate,
-}
-
-pub fn run(which: Which, args: Args) -> Result<()> {
+pub fn run(which: Stage, args: Args) -> Result<()> {
     crate::with_board_game!(args.run.game, G => run_for::<G>(which, &args))
 }
 
-fn run_for<G: Playable>(which: Which, args: &Args) -> Result<()> {
+fn run_for<G: Playable>(which: Stage, args: &Args) -> Result<()> {
     let (paths, cfg) = args.run.open()?;
     let iteration = match args.iteration {
         Some(0) => anyhow::bail!("iterations are numbered from 1"),
@@ -40,15 +33,15 @@ fn run_for<G: Playable>(which: Which, args: &Args) -> Result<()> {
     let progress = !args.run.json;
     let started = std::time::Instant::now();
     let record = match which {
-        Which::SelfPlay => StageRecord::selfplay(
+        Stage::SelfPlay => StageRecord::selfplay(
             iteration,
             &stage_self_play::<G>(&cfg, &paths, iteration, progress)?,
         ),
-        Which::Train => StageRecord::train(
+        Stage::Train => StageRecord::train(
             iteration,
             &stage_train::<G>(&cfg, &paths, iteration, progress)?,
         ),
-        Which::Evaluate => {
+        Stage::Evaluate => {
             let benchmark = args.run.benchmark_player::<G>(&cfg, &paths)?;
             let benchmark = benchmark.as_ref().map(|(n, f)| (n.as_str(), f.as_ref()));
             let e = stage_evaluate::<G>(&cfg, &paths, iteration, benchmark, progress)?;

@@ -6,3 +6,14 @@ pub fn default_threads() -> usize {
         .map(|n| n.get())
         .unwrap_or(1)
 }
+
+/// What a panicked thread said, for reporting it (`JoinHandle::join`'s error).
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_string()
+    }
+}

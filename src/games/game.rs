@@ -69,6 +69,23 @@ pub enum GameError {
 ///
 /// A value of the type is a position; it is cheap to clone (a few words), so search copies it
 /// rather than undoing moves.
+///
+/// ```
+/// use zero::games::{Connect4, Game, Outcome, Player};
+///
+/// // Columns are typed 1-7 and numbered 0-6 inside; the first player stacks four in column 4.
+/// let mut pos = Connect4::parse_position("4545454").unwrap();
+/// assert_eq!(pos.outcome(), Some(Outcome::Win(Player::First)));
+/// assert!(pos.legal_moves().is_empty());
+///
+/// let mut pos = Connect4::new();
+/// let m = pos.parse_move("4").unwrap();
+/// pos.try_play(m).unwrap();
+/// assert_eq!((pos.ply(), pos.to_move()), (1, Player::Second));
+/// // A full column is refused with the legal moves in the message.
+/// let full = Connect4::parse_position("444444").unwrap();
+/// assert!(full.clone().try_play(3).is_err());
+/// ```
 pub trait Game: Clone + Debug + Send + Sync + PartialEq + Eq + Hash + 'static {
     /// The name used on the command line and in files (`connect4`, ...).
     const NAME: &'static str;

@@ -102,6 +102,8 @@ pub struct Tree<G: Game> {
     nodes: Vec<Node>,
     root_pos: G,
     config: MctsConfig,
+    /// Whether the current root's priors have had their noise (once a root, in self-play).
+    root_noised: bool,
 }
 
 impl<G: Game> Tree<G> {
@@ -112,19 +114,12 @@ impl<G: Game> Tree<G> {
             nodes,
             root_pos: pos,
             config,
+            root_noised: false,
         }
     }
 
     pub fn root_pos(&self) -> &G {
         &self.root_pos
-    }
-
-    pub fn config(&self) -> &MctsConfig {
-        &self.config
-    }
-
-    pub fn set_config(&mut self, config: MctsConfig) {
-        self.config = config;
     }
 
     /// Visits of the root (simulations so far, reused ones included).
@@ -180,8 +175,18 @@ impl<G: Game> Tree<G> {
         p
     }
 
+    /// Mixes Dirichlet noise into the root priors once the root is expanded, once per root:
+    /// call it after every batch of completed leaves. Does nothing when the configuration has
+    /// no noise (and then draws nothing from `rng`).
+    pub fn noise_root_once(&mut self, rng: &mut Rng64) {
+        if !self.root_noised && self.root_expanded() {
+            self.add_root_noise(rng);
+            self.root_noised = true;
+        }
+    }
+
     /// Mixes Dirichlet noise into the root priors (the root must be expanded).
-    pub fn add_root_noise(&mut self, rng: &mut Rng64) {
+    fn add_root_noise(&mut self, rng: &mut Rng64) {
         let cfg = self.config;
         let root = self.nodes[0];
         let n = root.n_children as usize;
@@ -345,6 +350,7 @@ impl<G: Game> Tree<G> {
             }
         }
         self.root_pos = next;
+        self.root_noised = false;
     }
 
     /// Starts over at `pos`.
@@ -352,6 +358,7 @@ impl<G: Game> Tree<G> {
         self.nodes.clear();
         self.nodes.push(Node::new(0, 1.0));
         self.root_pos = pos;
+        self.root_noised = false;
     }
 
     /// Picks a move by visit count: sampled in proportion to visits when `temperature` is 1,
@@ -474,15 +481,11 @@ pub fn search<G: Game, E: LeafEvaluator<G>>(
     let mut positions: Vec<G> = Vec::with_capacity(batch);
     let mut policies = vec![0.0; batch * G::NUM_ACTIONS];
     let mut values = vec![0.0; batch];
-    let noise_wanted = tree.config.noise_fraction > 0.0;
-    if noise_wanted && tree.root_expanded() {
-        tree.add_root_noise(rng);
-    }
+    tree.noise_root_once(rng);
     let mut stalls = 0;
     while tree.root_visits() < sims {
         leaves.clear();
         positions.clear();
-        let was_expanded = tree.root_expanded();
         while leaves.len() < batch && tree.root_visits() < sims {
             match tree.select() {
                 Selection::Leaf(l) => {
@@ -510,9 +513,7 @@ pub fn search<G: Game, E: LeafEvaluator<G>>(
                 values[i],
             );
         }
-        if noise_wanted && !was_expanded && tree.root_expanded() {
-            tree.add_root_noise(rng);
-        }
+        tree.noise_root_once(rng);
     }
     Ok(())
 }

@@ -1,0 +1,229 @@
+//! One self-play worker: many games in lockstep, so that each step sends the network one full
+//! batch (one leaf per game), with an evaluation cache keyed by position and tree reuse
+//! between moves. A game's randomness comes from its own generator, seeded by the run's seed,
+//! the iteration and the game's index, so a game is the same whichever worker plays it.
+
+use std::collections::HashMap;
+
+use anyhow::{anyhow, Result};
+use crossbeam_channel::Sender;
+
+use super::config::RunConfig;
+use super::records::GameRecord;
+use super::selfplay::SelfPlayStats;
+use crate::core::rng::{mix64, rng_from_seed, Rng64};
+use crate::games::{Game, Player};
+use crate::search::mcts::{Leaf, LeafEvaluator, Selection, Tree};
+
+/// Evaluations a worker's cache holds before it starts over: about 100 MB for Connect Four.
+const CACHE_CAPACITY: usize = 1 << 20;
+
+/// An evaluation cache keyed by the position's key. Cleared when full: the simplest policy
+/// that bounds memory, and within one self-play run old entries are rarely useful again.
+struct EvalCache {
+    map: HashMap<u64, (Box<[f32]>, f32)>,
+}
+
+impl EvalCache {
+    fn get(&self, key: u64) -> Option<&(Box<[f32]>, f32)> {
+        self.map.get(&key)
+    }
+    fn insert(&mut self, key: u64, policy: &[f32], value: f32) {
+        if self.map.len() >= CACHE_CAPACITY {
+            self.map.clear();
+        }
+        self.map.insert(key, (policy.into(), value));
+    }
+}
+
+/// A game in progress.
+struct Slot<G: Game> {
+    index: u64,
+    tree: Tree<G>,
+    rng: Rng64,
+    record: GameRecord,
+}
+
+/// The seed of game `index` of an iteration: games are reproducible whichever worker plays them.
+pub fn game_seed(seed: u64, iteration: u32, index: u64) -> u64 {
+    mix64(mix64(seed ^ ((iteration as u64) << 40)) ^ index)
+}
+
+/// The leaves of one lockstep step waiting for the network, and whose they are.
+struct Batch<G: Game> {
+    leaves: Vec<Leaf<G>>,
+    positions: Vec<G>,
+    /// The slot of each leaf.
+    owners: Vec<usize>,
+    policies: Vec<f32>,
+    values: Vec<f32>,
+}
+
+struct Worker<'a, G: Game, E: LeafEvaluator<G>> {
+    cfg: &'a RunConfig,
+    iteration: u32,
+    eval: &'a mut E,
+    cache: EvalCache,
+    slots: Vec<Slot<G>>,
+    batch: Batch<G>,
+    stats: SelfPlayStats,
+}
+
+impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
+    fn new_slot(&self, index: u64) -> Slot<G> {
+        Slot {
+            index,
+            tree: Tree::new(G::new(), self.cfg.mcts),
+            rng: rng_from_seed(game_seed(self.cfg.seed, self.iteration, index)),
+            record: GameRecord::default(),
+        }
+    }
+
+    /// Searches every game until it needs the network (its leaf joins the batch), its search
+    /// is complete, or it runs into a leaf already waiting. Cached positions are completed at
+    /// once.
+    fn collect_leaves(&mut self) {
+        let b = &mut self.batch;
+        b.leaves.clear();
+        b.positions.clear();
+        b.owners.clear();
+        for (si, s) in self.slots.iter_mut().enumerate() {
+            while s.tree.root_visits() < self.cfg.sims {
+                s.tree.noise_root_once(&mut s.rng);
+                match s.tree.select() {
+                    Selection::Leaf(l) => {
+                        self.stats.leaves += 1;
+                        if let Some((p, v)) = self.cache.get(l.pos.key()) {
+                            self.stats.cache_hits += 1;
+                            s.tree.complete(&l, p, *v);
+                            continue;
+                        }
+                        b.positions.push(l.pos.clone());
+                        b.leaves.push(l);
+                        b.owners.push(si);
+                        break;
+                    }
+                    Selection::Terminal => continue,
+                    Selection::Collision => break,
+                }
+            }
+        }
+    }
+
+    /// Evaluates the batch in one call and hands each game its leaf's answer.
+    fn evaluate_batch(&mut self) -> Result<()> {
+        let a = G::NUM_ACTIONS;
+        let b = &mut self.batch;
+        if b.positions.is_empty() {
+            return Ok(());
+        }
+        self.eval
+            .evaluate(&b.positions, &mut b.policies, &mut b.values)?;
+        self.stats.nn_evals += b.positions.len() as u64;
+        self.stats.batches += 1;
+        for (i, l) in b.leaves.iter().enumerate() {
+            let p = &b.policies[i * a..(i + 1) * a];
+            self.cache.insert(l.pos.key(), p, b.values[i]);
+            let s = &mut self.slots[b.owners[i]];
+            s.tree.complete(l, p, b.values[i]);
+            s.tree.noise_root_once(&mut s.rng);
+        }
+        Ok(())
+    }
+
+    /// Plays the searched move of a game whose search is complete; returns the finished
+    /// record if that move ended the game.
+    fn play_move(&mut self, i: usize) -> Result<Option<GameRecord>> {
+        let s = &mut self.slots[i];
+        let ply = s.tree.root_pos().ply() as u32;
+        let temperature = if ply < self.cfg.temperature_plies {
+            1.0
+        } else {
+            0.0
+        };
+        let m = s.tree.pick_move(temperature, &mut s.rng)?;
+        s.record.moves.push(m);
+        s.record.policies.extend(s.tree.policy());
+        s.record.root_values.push(s.tree.root_value());
+        self.stats.positions += 1;
+        s.tree.advance(m);
+        Ok(s.tree.root_pos().outcome().map(|outcome| {
+            s.record.outcome = outcome.value_for(Player::First) as i8;
+            std::mem::take(&mut s.record)
+        }))
+    }
+
+    /// Moves in every game whose search is complete; a finished game is sent to `done` and
+    /// its slot takes the next game, or goes away when there is none.
+    fn advance_games(
+        &mut self,
+        next_game: &(dyn Fn() -> Option<u64> + Sync),
+        done: &Sender<(u64, GameRecord)>,
+    ) -> Result<()> {
+        let mut i = 0;
+        while i < self.slots.len() {
+            if self.slots[i].tree.root_visits() < self.cfg.sims {
+                i += 1;
+                continue;
+            }
+            let Some(finished) = self.play_move(i)? else {
+                i += 1;
+                continue;
+            };
+            done.send((self.slots[i].index, finished))
+                .map_err(|_| anyhow!("self-play results were no longer collected"))?;
+            match next_game() {
+                Some(n) => {
+                    self.slots[i] = self.new_slot(n);
+                    i += 1;
+                }
+                None => {
+                    self.slots.swap_remove(i);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Plays games in lockstep until `next_game` has none left, sending finished records to `done`.
+pub fn run_worker<G: Game, E: LeafEvaluator<G>>(
+    cfg: &RunConfig,
+    iteration: u32,
+    eval: &mut E,
+    next_game: &(dyn Fn() -> Option<u64> + Sync),
+    done: &Sender<(u64, GameRecord)>,
+) -> Result<SelfPlayStats> {
+    let mut w = Worker {
+        cfg,
+        iteration,
+        eval,
+        cache: EvalCache {
+            map: HashMap::new(),
+        },
+        slots: Vec::new(),
+        batch: Batch {
+            leaves: Vec::new(),
+            positions: Vec::new(),
+            owners: Vec::new(),
+            policies: vec![0.0; cfg.parallel_games * G::NUM_ACTIONS],
+            values: vec![0.0; cfg.parallel_games],
+        },
+        stats: SelfPlayStats::default(),
+    };
+    while w.slots.len() < cfg.parallel_games {
+        match next_game() {
+            Some(i) => {
+                let slot = w.new_slot(i);
+                w.slots.push(slot);
+            }
+            None => break,
+        }
+    }
+    while !w.slots.is_empty() {
+        w.collect_leaves();
+        w.evaluate_batch()?;
+        w.advance_games(next_game, done)?;
+    }
+    Ok(w.stats)
+}
