@@ -13,41 +13,24 @@ use super::state::{read_state, write_state, RunState, Stage};
 use crate::arena::AgentFactory;
 use crate::games::Game;
 
-/// Runs one stage of iteration `state.iteration`; returns its record and the next state.
+/// Runs one stage of iteration `state.iteration` and returns its record.
 fn run_stage<G: Game>(
     cfg: &RunConfig,
     paths: &RunPaths,
     state: RunState,
     benchmark: Option<(&str, &AgentFactory<G>)>,
     progress: bool,
-) -> Result<(StageRecord, RunState)> {
+) -> Result<StageRecord> {
     let i = state.iteration;
     let started = std::time::Instant::now();
     Ok(match state.stage {
         Stage::SelfPlay => {
-            let s = stage_self_play::<G>(cfg, paths, i, progress)?;
-            let next = RunState {
-                iteration: i,
-                stage: Stage::Train,
-            };
-            (StageRecord::selfplay(i, &s), next)
+            StageRecord::selfplay(i, &stage_self_play::<G>(cfg, paths, i, progress)?)
         }
-        Stage::Train => {
-            let t = stage_train::<G>(cfg, paths, i, progress)?;
-            let next = RunState {
-                iteration: i,
-                stage: Stage::Evaluate,
-            };
-            (StageRecord::train(i, &t), next)
-        }
+        Stage::Train => StageRecord::train(i, &stage_train::<G>(cfg, paths, i, progress)?),
         Stage::Evaluate => {
             let e = stage_evaluate::<G>(cfg, paths, i, benchmark, progress)?;
-            let next = RunState {
-                iteration: i + 1,
-                stage: Stage::SelfPlay,
-            };
-            let seconds = started.elapsed().as_secs_f64();
-            (StageRecord::evaluate(i, &e, seconds), next)
+            StageRecord::evaluate(i, &e, started.elapsed().as_secs_f64())
         }
     })
 }
@@ -64,11 +47,11 @@ pub fn run_cycle<G: Game>(
 ) -> Result<RunState> {
     let mut state = read_state(paths)?;
     while state.iteration <= iterations {
-        let (record, next) = run_stage::<G>(cfg, paths, state, benchmark, progress)?;
+        let record = run_stage::<G>(cfg, paths, state, benchmark, progress)?;
         record.append_to(&paths.metrics())?;
-        write_state(paths, next)?;
+        state = state.next();
+        write_state(paths, state)?;
         report(&record);
-        state = next;
     }
     Ok(state)
 }

@@ -118,7 +118,10 @@ pub fn self_play<G: Game>(
         }
         for h in handles {
             out.push(h.join().unwrap_or_else(|p| {
-                Err(anyhow!("a self-play worker panicked: {}", panic_message(p.as_ref())))
+                Err(anyhow!(
+                    "a self-play worker panicked: {}",
+                    panic_message(p.as_ref())
+                ))
             }));
         }
         out
@@ -164,8 +167,7 @@ fn write_as_they_come<G: Game>(
         indices.push(index);
         records.push(record);
         task.inc(1);
-        if records.len() >= CHUNK_GAMES
-            || last_write.elapsed() > Duration::from_secs(CHUNK_SECONDS)
+        if records.len() >= CHUNK_GAMES || last_write.elapsed() > Duration::from_secs(CHUNK_SECONDS)
         {
             flush(&mut indices, &mut records);
             last_write = Instant::now();

@@ -23,6 +23,18 @@ pub struct RunState {
     pub stage: Stage,
 }
 
+impl RunState {
+    /// The stage after this one: self-play, training, evaluation, then the next iteration.
+    pub fn next(self) -> RunState {
+        let (iteration, stage) = match self.stage {
+            Stage::SelfPlay => (self.iteration, Stage::Train),
+            Stage::Train => (self.iteration, Stage::Evaluate),
+            Stage::Evaluate => (self.iteration + 1, Stage::SelfPlay),
+        };
+        RunState { iteration, stage }
+    }
+}
+
 /// Loads the run's saved configuration, or saves `cfg` as it for a new run. A resumed run
 /// keeps its settings; asking for other ones is an error rather than a silent mix.
 pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<RunConfig> {

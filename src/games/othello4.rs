@@ -72,11 +72,6 @@ impl Othello4 {
     pub fn discs(&self, player: Player) -> u16 {
         self.boards[player.index()]
     }
-    /// Disc count difference, mover minus opponent.
-    pub fn disc_difference(&self) -> i32 {
-        let me = self.to_move.index();
-        self.boards[me].count_ones() as i32 - self.boards[1 - me].count_ones() as i32
-    }
     fn mine_theirs(&self) -> (u16, u16) {
         let me = self.to_move.index();
         (self.boards[me], self.boards[1 - me])
