@@ -112,3 +112,27 @@ pub fn rollout_agent<G: Game>(sims: u32) -> SearchAgent<G, RolloutEvaluator> {
         config,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::TicTacToe;
+
+    #[test]
+    fn the_analysis_describes_the_search_behind_the_move() {
+        let mut agent = rollout_agent::<TicTacToe>(400);
+        assert!(agent.analysis().is_none());
+        agent.new_game(3);
+        // X to move wins at once in the top right corner.
+        let pos = TicTacToe::parse_position("1427").unwrap();
+        let m = agent.choose(&pos).unwrap();
+        let a = agent.analysis().unwrap();
+        assert_eq!(a.visits, 400);
+        assert_eq!(a.moves[0].0, m);
+        assert!((a.moves.iter().map(|x| x.1).sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(a.moves.windows(2).all(|w| w[0].1 >= w[1].1));
+        assert!(a.value > 0.5, "a won position: {}", a.value);
+        agent.new_game(4);
+        assert!(agent.analysis().is_none());
+    }
+}
