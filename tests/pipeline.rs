@@ -41,7 +41,10 @@ fn tiny_cycle_runs_and_resumes() {
     assert_eq!(reports.len(), 6);
     assert!(matches!(&reports[0], StageRecord::SelfPlay(r) if r.games == 16));
     assert!(paths.best().exists() && paths.latest().exists());
-    assert!(paths.models.join("best.json").exists());
+    assert!(
+        !paths.models.join("best.json").exists(),
+        "a model is one file"
+    );
     assert_eq!(lines(&paths.metrics()), 6);
     let rows = iteration_rows(&read_metrics(&paths.metrics()).unwrap());
     assert_eq!(rows.len(), 2);

@@ -4,6 +4,7 @@
 //! ([`config`]), files ([`paths`], [`state`]) and log ([`metrics`]). The network meets the
 //! search in [`net_evaluator`]; [`player`] is the network as a player.
 
+mod adam;
 pub mod config;
 pub mod cycle;
 pub mod metrics;

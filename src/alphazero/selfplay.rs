@@ -130,7 +130,7 @@ pub fn self_play<G: Game>(
     for r in results {
         stats.merge(&r?);
     }
-    let inference = server.finish();
+    let inference = server.finish()?;
     stats.forward_seconds = inference.forward_seconds;
     stats.batch_sizes = inference.batch_sizes;
     // The inference thread merges the workers' batches: count what the network saw.

@@ -11,11 +11,14 @@ use rand::Rng;
 use serde::Serialize;
 use tch::{Kind, Reduction, Tensor};
 
+use super::adam::Adam;
 use super::config::RunConfig;
 use super::records::{read_iteration, GameRecord};
+use crate::core::files::write_atomic;
 use crate::core::progress;
 use crate::core::rng::{mix64, rng_from_seed};
-use crate::games::{Game, Player};
+use crate::games::{Game, Player, Symmetry};
+use crate::nn::tensors::{from_safetensors_bytes, to_safetensors_bytes};
 use crate::nn::Net;
 
 /// Spreads step numbers over the seed space: 2^64 divided by the golden ratio, splitmix64's
@@ -140,79 +143,27 @@ impl Drop for InterruptGuard {
     }
 }
 
-/// Adam (with L2 weight decay added to the gradient, as libtorch's `Adam`), written out so
-/// that its moments can be saved in a checkpoint and training resumes exactly.
-struct Adam {
-    vars: Vec<(String, Tensor)>,
-    m: Vec<Tensor>,
-    v: Vec<Tensor>,
-    t: u64,
-    weight_decay: f64,
-}
-
-const BETA1: f64 = 0.9;
-const BETA2: f64 = 0.999;
-const EPS: f64 = 1e-8;
-
-impl Adam {
-    fn new(net: &Net, weight_decay: f64) -> Adam {
-        let mut vars: Vec<(String, Tensor)> = net
-            .vs
-            .variables()
-            .into_iter()
-            .filter(|(_, t)| t.requires_grad())
-            .collect();
-        vars.sort_by(|a, b| a.0.cmp(&b.0));
-        let m = vars.iter().map(|(_, t)| t.zeros_like()).collect();
-        let v = vars.iter().map(|(_, t)| t.zeros_like()).collect();
-        Adam {
-            vars,
-            m,
-            v,
-            t: 0,
-            weight_decay,
-        }
-    }
-    fn zero_grad(&mut self) {
-        for (_, p) in self.vars.iter_mut() {
-            p.zero_grad();
-        }
-    }
-    fn step(&mut self, lr: f64) {
-        self.t += 1;
-        let bc1 = 1.0 - BETA1.powi(self.t as i32);
-        let bc2 = 1.0 - BETA2.powi(self.t as i32);
-        tch::no_grad(|| {
-            for (((_, p), m), v) in self.vars.iter_mut().zip(&mut self.m).zip(&mut self.v) {
-                let mut g = p.grad();
-                if !g.defined() {
-                    continue;
-                }
-                // In place where libtorch's own Adam is: few temporaries, few passes.
-                if self.weight_decay != 0.0 {
-                    let _ = g.g_add_(&(&*p * self.weight_decay));
-                }
-                let _ = m.lerp_(&g, 1.0 - BETA1);
-                let _ = v.g_mul_scalar_(BETA2);
-                let _ = v.addcmul_(&(&g * (1.0 - BETA2)), &g);
-                let mut denom = v.sqrt();
-                let _ = denom.g_div_scalar_(bc2.sqrt());
-                let _ = denom.g_add_scalar_(EPS);
-                let _ = p.addcdiv_(&(&*m * (-lr / bc1)), &denom);
-            }
-        });
-    }
-}
-
 /// Training progress that a checkpoint keeps.
+#[derive(Default)]
 struct Progress {
     step: u64,
     policy_avg: f64,
     value_avg: f64,
 }
 
+impl Progress {
+    /// Counts a step and folds its losses into the running averages (the first step's losses
+    /// start them).
+    fn record(&mut self, policy_loss: f64, value_loss: f64) {
+        let k = if self.step == 0 { 1.0 } else { 0.05 };
+        self.policy_avg += k * (policy_loss - self.policy_avg);
+        self.value_avg += k * (value_loss - self.value_avg);
+        self.step += 1;
+    }
+}
+
 fn save_checkpoint(ck: &Checkpointing, net: &Net, adam: &Adam, at: &Progress) -> Result<()> {
-    let scalar = |x: f64| Tensor::from_slice(&[x]);
+    let scalar = |x: f64| Tensor::f_from_slice(&[x]);
     let mut named: Vec<(String, Tensor)> = net
         .vs
         .variables()
@@ -223,20 +174,14 @@ fn save_checkpoint(ck: &Checkpointing, net: &Net, adam: &Adam, at: &Progress) ->
         named.push((format!("adam_m.{n}"), m.shallow_clone()));
         named.push((format!("adam_v.{n}"), v.shallow_clone()));
     }
-    named.push(("state.iteration".into(), scalar(ck.iteration as f64)));
-    named.push(("state.step".into(), scalar(at.step as f64)));
-    named.push(("state.adam_t".into(), scalar(adam.t as f64)));
-    named.push(("state.policy_avg".into(), scalar(at.policy_avg)));
-    named.push(("state.value_avg".into(), scalar(at.value_avg)));
-    if let Some(dir) = ck.path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let tmp = ck.path.with_extension("tmp.safetensors");
-    Tensor::write_safetensors(&named, &tmp)
-        .with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &ck.path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), ck.path.display()))?;
-    Ok(())
+    named.push(("state.iteration".into(), scalar(ck.iteration as f64)?));
+    named.push(("state.step".into(), scalar(at.step as f64)?));
+    named.push(("state.adam_t".into(), scalar(adam.t as f64)?));
+    named.push(("state.policy_avg".into(), scalar(at.policy_avg)?));
+    named.push(("state.value_avg".into(), scalar(at.value_avg)?));
+    let bytes = to_safetensors_bytes(&named, None)
+        .with_context(|| format!("cannot save the training checkpoint {}", ck.path.display()))?;
+    write_atomic(&ck.path, &bytes)
 }
 
 /// Restores a checkpoint of this iteration into `net` and `adam`; `None` if there is none
@@ -251,12 +196,14 @@ fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result
             ck.path.display()
         )
     };
-    let named = Tensor::read_safetensors(&ck.path).map_err(|e| bad(&e.to_string()))?;
+    let bytes =
+        std::fs::read(&ck.path).with_context(|| format!("cannot read {}", ck.path.display()))?;
+    let (named, _) = from_safetensors_bytes(&bytes).map_err(|e| bad(&e.to_string()))?;
     let map: HashMap<String, Tensor> = named.into_iter().collect();
     let scalar = |k: &str| -> Result<f64> {
-        map.get(k)
-            .map(|t| t.double_value(&[0]))
-            .ok_or_else(|| bad(&format!("no {k}")))
+        let t = map.get(k).ok_or_else(|| bad(&format!("no {k}")))?;
+        t.f_double_value(&[0])
+            .map_err(|e| bad(&format!("{k}: {e}")))
     };
     if scalar("state.iteration")? as u32 != ck.iteration {
         return Ok(None);
@@ -289,6 +236,113 @@ fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result
     }))
 }
 
+/// A mini-batch: inputs, policy targets and value targets, flat, refilled at every step.
+struct Batch {
+    inputs: Vec<f32>,
+    policies: Vec<f32>,
+    values: Vec<f32>,
+}
+
+impl Batch {
+    fn new<G: Game>(size: usize) -> Batch {
+        Batch {
+            inputs: vec![0.0; size * G::input_size()],
+            policies: vec![0.0; size * G::NUM_ACTIONS],
+            values: vec![0.0; size],
+        }
+    }
+}
+
+/// Fills `batch` with step `step`'s positions: drawn from `samples` by a generator seeded by
+/// `seed` and `step` alone, each under a random symmetry of the game.
+fn fill_batch<G: Game>(
+    samples: &Samples,
+    syms: &[Symmetry],
+    seed: u64,
+    step: u64,
+    batch: &mut Batch,
+) {
+    let (isz, a) = (G::input_size(), G::NUM_ACTIONS);
+    let mut rng = rng_from_seed(mix64(seed ^ step.wrapping_mul(GOLDEN_GAMMA)));
+    for b in 0..batch.values.len() {
+        let i = rng.random_range(0..samples.len());
+        let sym = &syms[rng.random_range(0..syms.len())];
+        sym.apply_planes(
+            &samples.inputs[i * isz..(i + 1) * isz],
+            &mut batch.inputs[b * isz..(b + 1) * isz],
+        );
+        sym.apply_policy(
+            &samples.policies[i * a..(i + 1) * a],
+            &mut batch.policies[b * a..(b + 1) * a],
+        );
+        batch.values[b] = samples.values[i];
+    }
+}
+
+/// The learning rate at `step`: a cosine from `cfg.learning_rate` down to a tenth of it at the
+/// last step.
+fn learning_rate_at(cfg: &RunConfig, step: u64) -> f64 {
+    let progress = step as f64 / cfg.train_steps.max(1) as f64;
+    cfg.learning_rate * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
+}
+
+/// One optimizer step on `batch` at learning rate `lr`; returns the policy loss (cross-entropy)
+/// and the value loss (mean squared error) before the step.
+fn train_step(net: &Net, adam: &mut Adam, batch: &Batch, lr: f64) -> Result<(f64, f64)> {
+    let (s, device) = (net.meta.shape, net.device());
+    let bs = batch.values.len() as i64;
+    let xs = Tensor::f_from_slice(&batch.inputs)?
+        .f_view([bs, s.planes as i64, s.height as i64, s.width as i64])?
+        .f_to_device(device)?;
+    let target_p = Tensor::f_from_slice(&batch.policies)?
+        .f_view([bs, s.actions as i64])?
+        .f_to_device(device)?;
+    let target_v = Tensor::f_from_slice(&batch.values)?.f_to_device(device)?;
+    let (logits, value) = net.forward(&xs, true)?;
+    let policy_loss = target_p
+        .f_mul(&logits.f_log_softmax(-1, Kind::Float)?)?
+        .f_sum_dim_intlist(-1, false, Kind::Float)?
+        .f_mean(Kind::Float)?
+        .f_neg()?;
+    let value_loss = value.f_mse_loss(&target_v, Reduction::Mean)?;
+    let loss = policy_loss.f_add(&value_loss)?;
+    adam.zero_grad()?;
+    loss.f_backward()?;
+    adam.step(lr)?;
+    Ok((
+        policy_loss.f_double_value(&[])?,
+        value_loss.f_double_value(&[])?,
+    ))
+}
+
+/// Saves a checkpoint after Ctrl-C, at the step a test stops at, or when the last save is
+/// `every_seconds` old (never after the last step: training is done then). After Ctrl-C or
+/// the test's stop, returns the error to stop with.
+fn maybe_checkpoint(
+    ck: &Checkpointing,
+    net: &Net,
+    adam: &Adam,
+    at: &Progress,
+    steps: u64,
+    last_save: &mut Instant,
+) -> Result<Option<anyhow::Error>> {
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    let stop = ck.stop_after == Some(at.step);
+    let due = last_save.elapsed().as_secs_f64() >= ck.every_seconds;
+    if !(interrupted || stop || due) || at.step >= steps {
+        return Ok(None);
+    }
+    save_checkpoint(ck, net, adam, at)?;
+    *last_save = Instant::now();
+    Ok((interrupted || stop).then(|| {
+        anyhow!(
+            "training interrupted at step {} of {steps}; saved in {}: run the same command again to continue",
+            at.step,
+            ck.path.display()
+        )
+    }))
+}
+
 /// Trains `net` in place for `cfg.train_steps` mini-batches drawn from `samples`, each position
 /// under a random symmetry of the game. Step `k` draws its batch from a generator seeded by
 /// `seed` and `k`, so a run resumed from a checkpoint trains exactly as an uninterrupted one.
@@ -304,77 +358,27 @@ pub fn train<G: Game>(
         bail!("nothing to train on");
     }
     let started = Instant::now();
-    let (isz, a) = (G::input_size(), G::NUM_ACTIONS);
-    let shape = net.meta.shape;
-    let device = net.device();
     let syms = G::symmetries();
-    let mut adam = Adam::new(net, cfg.weight_decay);
-    let mut at = Progress {
-        step: 0,
-        policy_avg: 0.0,
-        value_avg: 0.0,
-    };
+    let mut adam = Adam::new(net, cfg.weight_decay)?;
+    let mut at = Progress::default();
     if let Some(ck) = checkpointing {
         if let Some(p) = load_checkpoint(ck, net, &mut adam)? {
             at = p;
         }
     }
     let _guard = checkpointing.map(|_| InterruptGuard::install());
-    let bs = cfg.batch_size.max(1);
-    let mut xb = vec![0.0f32; bs * isz];
-    let mut pb = vec![0.0f32; bs * a];
-    let mut vb = vec![0.0f32; bs];
+    let mut batch = Batch::new::<G>(cfg.batch_size.max(1));
     let task = progress::task(cfg.train_steps, "steps", progress);
     task.set_position(at.step);
     let mut last_save = Instant::now();
     while at.step < cfg.train_steps {
         let step = at.step;
-        let mut rng = rng_from_seed(mix64(seed ^ step.wrapping_mul(GOLDEN_GAMMA)));
-        for b in 0..bs {
-            let i = rng.random_range(0..samples.len());
-            let sym = &syms[rng.random_range(0..syms.len())];
-            sym.apply_planes(
-                &samples.inputs[i * isz..(i + 1) * isz],
-                &mut xb[b * isz..(b + 1) * isz],
-            );
-            sym.apply_policy(
-                &samples.policies[i * a..(i + 1) * a],
-                &mut pb[b * a..(b + 1) * a],
-            );
-            vb[b] = samples.values[i];
-        }
-        let progress_frac = step as f64 / cfg.train_steps.max(1) as f64;
-        let lr = cfg.learning_rate
-            * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * progress_frac).cos()));
-        let xs = Tensor::from_slice(&xb)
-            .view([
-                bs as i64,
-                shape.planes as i64,
-                shape.height as i64,
-                shape.width as i64,
-            ])
-            .to_device(device);
-        let target_p = Tensor::from_slice(&pb)
-            .view([bs as i64, a as i64])
-            .to_device(device);
-        let target_v = Tensor::from_slice(&vb).to_device(device);
-        let (logits, value) = net.forward(&xs, true);
-        let policy_loss = -(target_p * logits.log_softmax(-1, Kind::Float))
-            .sum_dim_intlist(-1, false, Kind::Float)
-            .mean(Kind::Float);
-        let value_loss = value.mse_loss(&target_v, Reduction::Mean);
-        let loss = &policy_loss + &value_loss;
-        adam.zero_grad();
-        loss.backward();
-        adam.step(lr);
-        let (pl, vl) = (policy_loss.double_value(&[]), value_loss.double_value(&[]));
+        fill_batch::<G>(samples, &syms, seed, step, &mut batch);
+        let (pl, vl) = train_step(net, &mut adam, &batch, learning_rate_at(cfg, step))?;
         if !pl.is_finite() || !vl.is_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
         }
-        let k = if step == 0 { 1.0 } else { 0.05 };
-        at.policy_avg += k * (pl - at.policy_avg);
-        at.value_avg += k * (vl - at.value_avg);
-        at.step += 1;
+        at.record(pl, vl);
         task.inc(1);
         if step.is_multiple_of(10) {
             task.set_message(format!(
@@ -383,21 +387,10 @@ pub fn train<G: Game>(
             ));
         }
         if let Some(ck) = checkpointing {
-            let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-            let stop = ck.stop_after == Some(at.step);
-            let due = last_save.elapsed().as_secs_f64() >= ck.every_seconds;
-            if (interrupted || stop || due) && at.step < cfg.train_steps {
-                save_checkpoint(ck, net, &adam, &at)?;
-                last_save = Instant::now();
-                if interrupted || stop {
-                    task.abandon();
-                    bail!(
-                        "training interrupted at step {} of {}; saved in {}: run the same command again to continue",
-                        at.step,
-                        cfg.train_steps,
-                        ck.path.display()
-                    );
-                }
+            let stop = maybe_checkpoint(ck, net, &adam, &at, cfg.train_steps, &mut last_save)?;
+            if let Some(e) = stop {
+                task.abandon();
+                return Err(e);
             }
         }
     }
@@ -410,4 +403,73 @@ pub fn train<G: Game>(
         value_loss: at.value_avg,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::tictactoe::TicTacToe;
+
+    /// A record of `moves` with a one-hot policy on each move played.
+    fn record(moves: &[u8], outcome: i8, root_values: &[f32]) -> GameRecord {
+        let a = TicTacToe::NUM_ACTIONS;
+        let mut policies = vec![0.0; moves.len() * a];
+        for (ply, &m) in moves.iter().enumerate() {
+            policies[ply * a + m as usize] = 1.0;
+        }
+        GameRecord {
+            moves: moves.to_vec(),
+            policies,
+            root_values: root_values.to_vec(),
+            outcome,
+        }
+    }
+
+    #[test]
+    fn samples_take_the_movers_view_and_mix_in_the_root_value() {
+        // X takes the top row: the first player wins.
+        let x_wins = record(&[0, 3, 1, 4, 2], 1, &[0.5, -0.2, 0.1, 0.3, 0.9]);
+        // O takes the middle row; no root values were kept for the last two plies.
+        let o_wins = record(&[0, 3, 1, 4, 8, 5], -1, &[0.0, 0.4, -0.6, 0.2]);
+        let records = [x_wins, o_wins];
+
+        let s = samples_from::<TicTacToe>(&records, 0.0);
+        assert_eq!(s.len(), 11);
+        assert_eq!(
+            s.values,
+            [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0]
+        );
+        let s = samples_from::<TicTacToe>(&records, 0.25);
+        let mixed = |z: f32, q: f32| 0.75 * z + 0.25 * q;
+        let expected = [
+            mixed(1.0, 0.5),
+            mixed(-1.0, -0.2),
+            mixed(1.0, 0.1),
+            mixed(-1.0, 0.3),
+            mixed(1.0, 0.9),
+            mixed(-1.0, 0.0),
+            mixed(1.0, 0.4),
+            mixed(-1.0, -0.6),
+            mixed(1.0, 0.2),
+            // No root value: the result alone.
+            -1.0,
+            1.0,
+        ];
+        assert_eq!(s.values, expected);
+
+        // Inputs are the positions before each move; policies are the search's, ply by ply.
+        let (isz, a) = (TicTacToe::input_size(), TicTacToe::NUM_ACTIONS);
+        let mut pos = TicTacToe::new();
+        let mut encoded = vec![0.0; isz];
+        for (i, &m) in records[0].moves.iter().enumerate() {
+            pos.encode(&mut encoded);
+            assert_eq!(&s.inputs[i * isz..(i + 1) * isz], &encoded[..]);
+            assert_eq!(s.policies[i * a + m as usize], 1.0);
+            pos.play(m);
+        }
+
+        // A record stops at its first illegal move.
+        let broken = record(&[4, 4, 0], 0, &[]);
+        assert_eq!(samples_from::<TicTacToe>(&[broken], 0.5).len(), 1);
+    }
 }

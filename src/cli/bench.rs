@@ -111,7 +111,7 @@ fn parse_arch(s: &str) -> Result<Arch> {
 
 /// Positions per second of plain forward passes over the same mix of batch sizes that
 /// self-play sent (each size as often as it occurred, cycled for at least `seconds`).
-fn raw_forward_rate(net: &Net, batch_sizes: &[u64], seconds: f64) -> f64 {
+fn raw_forward_rate(net: &Net, batch_sizes: &[u64], seconds: f64) -> Result<f64> {
     let s = net.meta.shape;
     let largest = batch_sizes.len().saturating_sub(1).max(1);
     let mut rng = rng_from_seed(7);
@@ -132,18 +132,18 @@ fn raw_forward_rate(net: &Net, batch_sizes: &[u64], seconds: f64) -> f64 {
     distinct.sort_unstable();
     distinct.dedup();
     for &n in &distinct {
-        net.evaluate(&input, n, &mut policies, &mut values);
+        net.evaluate(&input, n, &mut policies, &mut values)?;
     }
     let started = Instant::now();
     let mut positions = 0usize;
     let mut i = 0;
     while i < sizes.len() || started.elapsed().as_secs_f64() < seconds {
         let n = sizes[i % sizes.len()];
-        net.evaluate(&input, n, &mut policies, &mut values);
+        net.evaluate(&input, n, &mut policies, &mut values)?;
         positions += n;
         i += 1;
     }
-    positions as f64 / started.elapsed().as_secs_f64()
+    Ok(positions as f64 / started.elapsed().as_secs_f64())
 }
 
 fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
@@ -183,7 +183,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     let stats = crate::alphazero::selfplay::self_play::<G>(&cfg, net, 1, &dir, !a.json);
     let _ = std::fs::remove_dir_all(&dir);
     let stats = stats?;
-    let raw = raw_forward_rate(&raw_net, &stats.batch_sizes, 5.0);
+    let raw = raw_forward_rate(&raw_net, &stats.batch_sizes, 5.0)?;
     let out = SelfplayBench {
         game: G::NAME.into(),
         arch: cfg.arch.to_string(),

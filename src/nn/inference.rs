@@ -1,12 +1,18 @@
 //! Batched inference. A network's tensors are `Send` but not `Sync`, so one thread owns the
 //! network and serves requests from the self-play workers over crossbeam channels, merging the
 //! batches that arrive together into one forward pass (as KataGo and Leela do).
+//!
+//! Failures reach the worker that asked: a forward pass that fails answers each of its
+//! requests with the libtorch message, and if the thread itself panics, the waiting workers,
+//! later requests and [`InferenceServer::finish`] all report the panic's message.
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use crossbeam_channel::{bounded, unbounded, Receiver, Sender};
+use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 
 use super::net::{Net, Shape};
 
@@ -34,15 +40,17 @@ impl Evaluator for Net {
         policies: &mut [f32],
         values: &mut [f32],
     ) -> Result<()> {
-        Net::evaluate(self, inputs, n, policies, values);
-        Ok(())
+        Net::evaluate(self, inputs, n, policies, values)
     }
 }
+
+/// Policies and values for a request's positions, or what went wrong.
+type Reply = std::result::Result<(Vec<f32>, Vec<f32>), String>;
 
 struct Request {
     inputs: Vec<f32>,
     n: usize,
-    reply: Sender<(Vec<f32>, Vec<f32>)>,
+    reply: Sender<Reply>,
 }
 
 /// What the inference thread did.
@@ -56,11 +64,15 @@ pub struct InferenceStats {
     pub batch_sizes: Vec<u64>,
 }
 
+/// Where the inference thread leaves its panic's message for the clients.
+type PanicSlot = Arc<Mutex<Option<String>>>;
+
 /// The thread that owns a network.
 pub struct InferenceServer {
     tx: Option<Sender<Request>>,
     handle: Option<JoinHandle<InferenceStats>>,
     shape: Shape,
+    panicked: PanicSlot,
 }
 
 impl InferenceServer {
@@ -69,11 +81,14 @@ impl InferenceServer {
     pub fn start(net: Net, max_batch: usize) -> InferenceServer {
         let shape = net.meta.shape;
         let (tx, rx) = unbounded::<Request>();
-        let handle = std::thread::spawn(move || serve(net, rx, max_batch));
+        let panicked = PanicSlot::default();
+        let slot = panicked.clone();
+        let handle = std::thread::spawn(move || run(net, rx, max_batch, slot));
         InferenceServer {
             tx: Some(tx),
             handle: Some(handle),
             shape,
+            panicked,
         }
     }
 
@@ -82,22 +97,23 @@ impl InferenceServer {
             .tx
             .clone()
             .ok_or_else(|| anyhow!("the inference thread has stopped"))?;
-        let (reply_tx, reply_rx) = bounded(1);
         Ok(InferenceClient {
             tx,
-            reply_tx,
-            reply_rx,
             shape: self.shape,
+            panicked: self.panicked.clone(),
         })
     }
 
-    /// Stops the thread once every client is gone and returns its statistics.
-    pub fn finish(mut self) -> InferenceStats {
+    /// Stops the thread once every client is gone and returns its statistics; an error with
+    /// its message if it panicked.
+    pub fn finish(mut self) -> Result<InferenceStats> {
         self.tx.take();
-        self.handle
-            .take()
-            .and_then(|h| h.join().ok())
-            .unwrap_or_default()
+        match self.handle.take() {
+            Some(h) => h
+                .join()
+                .map_err(|payload| anyhow!(panicked(&panic_message(payload.as_ref())))),
+            None => Ok(InferenceStats::default()),
+        }
     }
 }
 
@@ -110,7 +126,53 @@ impl Drop for InferenceServer {
     }
 }
 
-fn serve(net: Net, rx: Receiver<Request>, max_batch: usize) -> InferenceStats {
+/// The text of a panic's payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "no message".to_string()
+    }
+}
+
+fn panicked(message: &str) -> String {
+    format!("the inference thread panicked: {message}")
+}
+
+/// The inference thread: serves until every client is gone. If serving panics, the message
+/// goes to the panic slot and to every request taken but not answered, before the request
+/// channel closes (so a client that finds it closed finds the message too); then the panic
+/// goes on to `join`.
+fn run(net: Net, rx: Receiver<Request>, max_batch: usize, slot: PanicSlot) -> InferenceStats {
+    let mut pending = Vec::new();
+    let served = catch_unwind(AssertUnwindSafe(|| {
+        serve(&net, &rx, max_batch, &mut pending)
+    }));
+    match served {
+        Ok(stats) => stats,
+        Err(payload) => {
+            let message = panicked(&panic_message(payload.as_ref()));
+            *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(message.clone());
+            // `try_send`: a request answered before the panic has its reply waiting already.
+            for r in pending.drain(..) {
+                let _ = r.reply.try_send(Err(message.clone()));
+            }
+            drop(rx);
+            resume_unwind(payload)
+        }
+    }
+}
+
+/// Answers requests, merging those that wait into batches of up to `max_batch` positions.
+/// `pending` holds the requests of the batch in hand.
+fn serve(
+    net: &Net,
+    rx: &Receiver<Request>,
+    max_batch: usize,
+    pending: &mut Vec<Request>,
+) -> InferenceStats {
     let shape = net.meta.shape;
     let (isz, asz) = (shape.input_size(), shape.actions);
     let mut stats = InferenceStats::default();
@@ -118,8 +180,8 @@ fn serve(net: Net, rx: Receiver<Request>, max_batch: usize) -> InferenceStats {
     let mut policies = Vec::new();
     let mut values = Vec::new();
     while let Ok(first) = rx.recv() {
-        let mut pending = vec![first];
-        let mut total = pending[0].n;
+        let mut total = first.n;
+        pending.push(first);
         while total < max_batch {
             match rx.try_recv() {
                 Ok(r) => {
@@ -130,13 +192,20 @@ fn serve(net: Net, rx: Receiver<Request>, max_batch: usize) -> InferenceStats {
             }
         }
         inputs.clear();
-        for r in &pending {
+        for r in pending.iter() {
             inputs.extend_from_slice(&r.inputs[..r.n * isz]);
         }
         policies.resize(total * asz, 0.0);
         values.resize(total, 0.0);
         let started = Instant::now();
-        net.evaluate(&inputs, total, &mut policies, &mut values);
+        if let Err(e) = net.evaluate(&inputs, total, &mut policies, &mut values) {
+            let message = format!("{e:#}");
+            for r in pending.iter() {
+                let _ = r.reply.send(Err(message.clone()));
+            }
+            pending.clear();
+            continue;
+        }
         stats.forward_seconds += started.elapsed().as_secs_f64();
         stats.positions += total as u64;
         stats.batches += 1;
@@ -145,13 +214,15 @@ fn serve(net: Net, rx: Receiver<Request>, max_batch: usize) -> InferenceStats {
         }
         stats.batch_sizes[total] += 1;
         let mut at = 0;
-        for r in pending {
+        for r in pending.iter() {
             let p = policies[at * asz..(at + r.n) * asz].to_vec();
             let v = values[at..at + r.n].to_vec();
             at += r.n;
             // A client that went away no longer needs its answer.
-            let _ = r.reply.send((p, v));
+            let _ = r.reply.send(Ok((p, v)));
         }
+        // Cleared only now: were anything above to panic, `run` still holds every request.
+        pending.clear();
     }
     stats
 }
@@ -159,9 +230,18 @@ fn serve(net: Net, rx: Receiver<Request>, max_batch: usize) -> InferenceStats {
 /// A worker's handle on the inference thread.
 pub struct InferenceClient {
     tx: Sender<Request>,
-    reply_tx: Sender<(Vec<f32>, Vec<f32>)>,
-    reply_rx: Receiver<(Vec<f32>, Vec<f32>)>,
     shape: Shape,
+    panicked: PanicSlot,
+}
+
+impl InferenceClient {
+    /// Why the inference thread is gone: its panic's message if it panicked.
+    fn stopped(&self) -> anyhow::Error {
+        match &*self.panicked.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(message) => anyhow!(message.clone()),
+            None => anyhow!("the inference thread has stopped"),
+        }
+    }
 }
 
 impl Evaluator for InferenceClient {
@@ -175,20 +255,199 @@ impl Evaluator for InferenceClient {
         policies: &mut [f32],
         values: &mut [f32],
     ) -> Result<()> {
-        let isz = self.shape.input_size();
+        let (isz, a) = (self.shape.input_size(), self.shape.actions);
+        if inputs.len() < n * isz || policies.len() < n * a || values.len() < n {
+            return Err(anyhow!(
+                "cannot evaluate {n} positions with {} inputs into room for {} policies and {} \
+                 values",
+                inputs.len(),
+                policies.len(),
+                values.len()
+            ));
+        }
+        // A channel of its own for each request: if the thread goes away without answering,
+        // the reply's sender is dropped and the wait ends at once.
+        let (reply, answer) = bounded(1);
         self.tx
             .send(Request {
                 inputs: inputs[..n * isz].to_vec(),
                 n,
-                reply: self.reply_tx.clone(),
+                reply,
             })
-            .map_err(|_| anyhow!("the inference thread has stopped"))?;
-        let (p, v) = self
-            .reply_rx
-            .recv_timeout(Duration::from_secs(600))
-            .map_err(|_| anyhow!("the inference thread did not answer"))?;
+            .map_err(|_| self.stopped())?;
+        let (p, v) = match answer.recv_timeout(Duration::from_secs(600)) {
+            Ok(Ok(pv)) => pv,
+            Ok(Err(message)) => return Err(anyhow!(message)),
+            Err(RecvTimeoutError::Disconnected) => return Err(self.stopped()),
+            Err(RecvTimeoutError::Timeout) => {
+                return Err(anyhow!("the inference thread did not answer in 600 s"))
+            }
+        };
         policies[..p.len()].copy_from_slice(&p);
         values[..v.len()].copy_from_slice(&v);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::rng::rng_from_seed;
+    use crate::games::tictactoe::TicTacToe;
+    use crate::nn::Arch;
+    use rand::Rng;
+    use tch::Device;
+
+    fn net() -> Net {
+        let shape = Shape::of::<TicTacToe>();
+        let arch = Arch::Resnet {
+            blocks: 1,
+            filters: 8,
+        };
+        Net::new_seeded("tictactoe", arch, shape, Device::Cpu, 3).unwrap()
+    }
+
+    fn inputs(shape: Shape, n: usize, seed: u64) -> Vec<f32> {
+        let mut rng = rng_from_seed(seed);
+        (0..n * shape.input_size())
+            .map(|_| rng.random::<f32>())
+            .collect()
+    }
+
+    /// Policies and values of `n` positions, evaluated inline.
+    fn inline(net: &Net, x: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
+        let mut p = vec![0.0; n * net.meta.shape.actions];
+        let mut v = vec![0.0; n];
+        net.evaluate(x, n, &mut p, &mut v).unwrap();
+        (p, v)
+    }
+
+    fn close(a: &[f32], b: &[f32]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5)
+    }
+
+    #[test]
+    fn a_merged_batch_answers_each_request_with_its_own_rows() {
+        let net = net();
+        let shape = net.meta.shape;
+        let (tx, rx) = unbounded();
+        let sizes = [3, 1, 4];
+        let mut asked = Vec::new();
+        for (k, &n) in sizes.iter().enumerate() {
+            let x = inputs(shape, n, k as u64);
+            let (reply, answer) = bounded(1);
+            tx.send(Request {
+                inputs: x.clone(),
+                n,
+                reply,
+            })
+            .unwrap();
+            asked.push((x, n, answer));
+        }
+        drop(tx);
+        let stats = serve(&net, &rx, 64, &mut Vec::new());
+        assert_eq!(stats.batches, 1);
+        assert_eq!(stats.positions, 8);
+        for (x, n, answer) in asked {
+            let (p, v) = answer.recv().unwrap().unwrap();
+            let (ep, ev) = inline(&net, &x, n);
+            assert!(close(&p, &ep) && close(&v, &ev));
+        }
+    }
+
+    #[test]
+    fn concurrent_clients_each_get_their_own_answers() {
+        let net = net();
+        let shape = net.meta.shape;
+        let reference = net.try_clone(Device::Cpu).unwrap();
+        let server = InferenceServer::start(net, 64);
+        let cases: Vec<(Vec<f32>, usize)> = [(3, 11), (5, 12)]
+            .iter()
+            .map(|&(n, seed)| (inputs(shape, n, seed), n))
+            .collect();
+        let expected: Vec<_> = cases
+            .iter()
+            .map(|(x, n)| inline(&reference, x, *n))
+            .collect();
+        // The two clients' answers differ: a swap would be seen.
+        assert!(!close(&expected[0].1[..3], &expected[1].1[..3]));
+        std::thread::scope(|scope| {
+            for ((x, n), (ep, ev)) in cases.iter().zip(&expected) {
+                let mut client = server.client().unwrap();
+                scope.spawn(move || {
+                    let mut p = vec![0.0; n * shape.actions];
+                    let mut v = vec![0.0; *n];
+                    for _ in 0..300 {
+                        client.evaluate(x, *n, &mut p, &mut v).unwrap();
+                        assert!(close(&p, ep) && close(&v, ev));
+                    }
+                });
+            }
+        });
+        let stats = server.finish().unwrap();
+        assert_eq!(stats.positions, 300 * (3 + 5));
+    }
+
+    #[test]
+    fn a_failed_forward_pass_reaches_the_client_that_asked() {
+        let mut net = net();
+        // Inputs of one plane more than the network was made for: libtorch refuses them.
+        net.meta.shape.planes += 1;
+        let shape = net.meta.shape;
+        let server = InferenceServer::start(net, 64);
+        let mut client = server.client().unwrap();
+        let mut p = vec![0.0; 2 * shape.actions];
+        let mut v = vec![0.0; 2];
+        for _ in 0..2 {
+            let e = client
+                .evaluate(&inputs(shape, 2, 1), 2, &mut p, &mut v)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("the network failed on a batch of 2 positions")
+                    && e.contains("channels"),
+                "{e}"
+            );
+        }
+        drop(client);
+        assert_eq!(server.finish().unwrap().batches, 0);
+    }
+
+    #[test]
+    fn a_panic_of_the_inference_thread_is_reported_with_its_message() {
+        let net = net();
+        let shape = net.meta.shape;
+        let server = InferenceServer::start(net, 64);
+        let mut client = server.client().unwrap();
+        // A malformed request (fewer inputs than positions) makes the thread panic.
+        let (reply, answer) = bounded(1);
+        let tx = server.tx.clone().unwrap();
+        tx.send(Request {
+            inputs: Vec::new(),
+            n: 2,
+            reply,
+        })
+        .unwrap();
+        let e = answer.recv().unwrap().unwrap_err();
+        assert!(
+            e.starts_with("the inference thread panicked: range end index"),
+            "{e}"
+        );
+        let mut p = vec![0.0; shape.actions];
+        let mut v = vec![0.0; 1];
+        let e = client
+            .evaluate(&inputs(shape, 1, 1), 1, &mut p, &mut v)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("the inference thread panicked: range end index"),
+            "{e}"
+        );
+        drop((client, tx));
+        let e = server.finish().unwrap_err().to_string();
+        assert!(
+            e.starts_with("the inference thread panicked: range end index"),
+            "{e}"
+        );
     }
 }

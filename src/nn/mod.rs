@@ -1,7 +1,9 @@
-//! The network (`net`) and batched inference (`inference`).
+//! The network (`net`), batched inference (`inference`) and named tensors as safetensors
+//! bytes (`tensors`: how models and training checkpoints are stored).
 
 pub mod inference;
 pub mod net;
+pub mod tensors;
 
 pub use inference::{Evaluator, InferenceClient, InferenceServer, InferenceStats};
 pub use net::{Arch, ModelMeta, Net, Shape};

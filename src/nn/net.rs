@@ -2,12 +2,22 @@
 //! (logits over the game's actions) and a value head (tanh). Also a plain convolutional shape
 //! like alpha-zero-general's Connect Four network, for comparing speed with it.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use tch::nn;
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Kind, TchError, Tensor};
+
+use super::tensors::{
+    from_safetensors_bytes, read_safetensors_metadata, to_safetensors_bytes, FileMetadata,
+};
+use crate::core::files::write_atomic;
+
+/// The key of a model's description ([`ModelMeta`] as JSON) in the `__metadata__` of its
+/// safetensors header: a model is one file.
+pub const META_KEY: &str = "zero.model";
 
 /// The shape of a network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,8 +62,9 @@ impl Shape {
     }
 }
 
-/// The JSON sidecar saved beside the weights.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// What a model is: saved as JSON in its file's header (under [`META_KEY`]); models saved before
+/// that have it in a sidecar `.json` beside the weights, and still load.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelMeta {
     pub game: String,
     pub arch: Arch,
@@ -69,34 +80,93 @@ pub struct ModelMeta {
     pub config: serde_json::Value,
 }
 
+/// A 2-D convolution and the settings it was made with, so that the forward pass can call
+/// libtorch's fallible `f_conv2d` with exactly the arguments tch's `Module::forward` passes
+/// (which panics on a libtorch error). Padding is always zeros, tch's default.
+struct Conv {
+    layer: nn::Conv2D,
+    cfg: nn::ConvConfig,
+}
+
+impl Conv {
+    fn f_forward(&self, xs: &Tensor) -> Result<Tensor, TchError> {
+        let c = &self.cfg;
+        xs.f_conv2d(
+            &self.layer.ws,
+            self.layer.bs.as_ref(),
+            [c.stride; 2],
+            [c.padding; 2],
+            [c.dilation; 2],
+            c.groups,
+        )
+    }
+}
+
+/// Batch norm and its settings, for the fallible forward pass (as [`Conv`]).
+struct Bn {
+    layer: nn::BatchNorm,
+    cfg: nn::BatchNormConfig,
+}
+
+impl Bn {
+    fn new(p: nn::Path, channels: usize, dims: usize) -> Bn {
+        let cfg = nn::BatchNormConfig::default();
+        let c = channels as i64;
+        let layer = match dims {
+            1 => nn::batch_norm1d(p, c, cfg),
+            _ => nn::batch_norm2d(p, c, cfg),
+        };
+        Bn { layer, cfg }
+    }
+
+    fn f_forward(&self, xs: &Tensor, train: bool) -> Result<Tensor, TchError> {
+        let b = &self.layer;
+        xs.f_batch_norm(
+            b.ws.as_ref(),
+            b.bs.as_ref(),
+            Some(&b.running_mean),
+            Some(&b.running_var),
+            train,
+            self.cfg.momentum,
+            self.cfg.eps,
+            self.cfg.cudnn_enabled,
+        )
+    }
+}
+
+/// A fully connected layer's forward pass, fallible.
+fn f_linear(xs: &Tensor, l: &nn::Linear) -> Result<Tensor, TchError> {
+    xs.f_linear(&l.ws, l.bs.as_ref())
+}
+
 struct ResBlock {
-    conv1: nn::Conv2D,
-    bn1: nn::BatchNorm,
-    conv2: nn::Conv2D,
-    bn2: nn::BatchNorm,
+    conv1: Conv,
+    bn1: Bn,
+    conv2: Conv,
+    bn2: Bn,
 }
 
 // One per network: the size difference does not matter.
 #[allow(clippy::large_enum_variant)]
 enum Body {
     Resnet {
-        conv: nn::Conv2D,
-        bn: nn::BatchNorm,
+        conv: Conv,
+        bn: Bn,
         blocks: Vec<ResBlock>,
-        policy_conv: nn::Conv2D,
-        policy_bn: nn::BatchNorm,
+        policy_conv: Conv,
+        policy_bn: Bn,
         policy_fc: nn::Linear,
-        value_conv: nn::Conv2D,
-        value_bn: nn::BatchNorm,
+        value_conv: Conv,
+        value_bn: Bn,
         value_fc1: nn::Linear,
         value_fc2: nn::Linear,
     },
     AzgConv {
-        convs: Vec<(nn::Conv2D, nn::BatchNorm)>,
+        convs: Vec<(Conv, Bn)>,
         fc1: nn::Linear,
-        fc1_bn: nn::BatchNorm,
+        fc1_bn: Bn,
         fc2: nn::Linear,
-        fc2_bn: nn::BatchNorm,
+        fc2_bn: Bn,
         policy: nn::Linear,
         value: nn::Linear,
     },
@@ -109,21 +179,24 @@ pub struct Net {
     pub meta: ModelMeta,
 }
 
-fn conv3(p: nn::Path, cin: usize, cout: usize, padding: i64) -> nn::Conv2D {
+fn conv(p: nn::Path, cin: usize, cout: usize, kernel: i64, padding: i64) -> Conv {
     let cfg = nn::ConvConfig {
         padding,
         bias: false,
         ..Default::default()
     };
-    nn::conv2d(p, cin as i64, cout as i64, 3, cfg)
+    Conv {
+        layer: nn::conv2d(p, cin as i64, cout as i64, kernel, cfg),
+        cfg,
+    }
 }
 
-fn conv1(p: nn::Path, cin: usize, cout: usize) -> nn::Conv2D {
-    let cfg = nn::ConvConfig {
-        bias: false,
-        ..Default::default()
-    };
-    nn::conv2d(p, cin as i64, cout as i64, 1, cfg)
+fn conv3(p: nn::Path, cin: usize, cout: usize, padding: i64) -> Conv {
+    conv(p, cin, cout, 3, padding)
+}
+
+fn conv1(p: nn::Path, cin: usize, cout: usize) -> Conv {
+    conv(p, cin, cout, 1, 0)
 }
 
 impl Net {
@@ -159,7 +232,7 @@ impl Net {
                 if blocks == 0 || filters == 0 {
                     bail!("a network needs at least one block and one filter");
                 }
-                let bn = |q: nn::Path, c: usize| nn::batch_norm2d(q, c as i64, Default::default());
+                let bn = |q: nn::Path, c: usize| Bn::new(q, c, 2);
                 Body::Resnet {
                     conv: conv3(&p / "input_conv", shape.planes, filters, 1),
                     bn: bn(&p / "input_bn", filters),
@@ -193,7 +266,7 @@ impl Net {
                     bail!("the azg-conv shape needs a board of at least 5x5");
                 }
                 let c = channels as i64;
-                let bn2 = |q: nn::Path| nn::batch_norm2d(q, c, Default::default());
+                let bn2 = |q: nn::Path| Bn::new(q, channels, 2);
                 let convs = vec![
                     (
                         conv3(&p / "conv1", shape.planes, channels, 1),
@@ -207,9 +280,9 @@ impl Net {
                 Body::AzgConv {
                     convs,
                     fc1: nn::linear(&p / "fc1", flat, 1024, Default::default()),
-                    fc1_bn: nn::batch_norm1d(&p / "fc1_bn", 1024, Default::default()),
+                    fc1_bn: Bn::new(&p / "fc1_bn", 1024, 1),
                     fc2: nn::linear(&p / "fc2", 1024, 512, Default::default()),
-                    fc2_bn: nn::batch_norm1d(&p / "fc2_bn", 512, Default::default()),
+                    fc2_bn: Bn::new(&p / "fc2_bn", 512, 1),
                     policy: nn::linear(
                         &p / "policy",
                         512,
@@ -248,8 +321,9 @@ impl Net {
             .sum()
     }
 
-    /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`.
-    pub fn forward(&self, xs: &Tensor, train: bool) -> (Tensor, Tensor) {
+    /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`. A libtorch
+    /// failure (a wrong shape, memory) is an error, not a panic.
+    pub fn forward(&self, xs: &Tensor, train: bool) -> Result<(Tensor, Tensor), TchError> {
         match &self.body {
             Body::Resnet {
                 conv,
@@ -263,33 +337,24 @@ impl Net {
                 value_fc1,
                 value_fc2,
             } => {
-                let mut x = xs.apply(conv).apply_t(bn, train).relu();
+                let mut x = bn.f_forward(&conv.f_forward(xs)?, train)?.f_relu()?;
                 for b in blocks {
-                    let y = x
-                        .apply(&b.conv1)
-                        .apply_t(&b.bn1, train)
-                        .relu()
-                        .apply(&b.conv2)
-                        .apply_t(&b.bn2, train);
-                    x = (y + x).relu();
+                    let y = b.bn1.f_forward(&b.conv1.f_forward(&x)?, train)?.f_relu()?;
+                    let y = b.bn2.f_forward(&b.conv2.f_forward(&y)?, train)?;
+                    x = y.f_add(&x)?.f_relu()?;
                 }
-                let policy = x
-                    .apply(policy_conv)
-                    .apply_t(policy_bn, train)
-                    .relu()
-                    .flatten(1, -1)
-                    .apply(policy_fc);
-                let value = x
-                    .apply(value_conv)
-                    .apply_t(value_bn, train)
-                    .relu()
-                    .flatten(1, -1)
-                    .apply(value_fc1)
-                    .relu()
-                    .apply(value_fc2)
-                    .tanh()
-                    .view([-1]);
-                (policy, value)
+                let policy = policy_bn
+                    .f_forward(&policy_conv.f_forward(&x)?, train)?
+                    .f_relu()?
+                    .f_flatten(1, -1)?;
+                let policy = f_linear(&policy, policy_fc)?;
+                let value = value_bn
+                    .f_forward(&value_conv.f_forward(&x)?, train)?
+                    .f_relu()?
+                    .f_flatten(1, -1)?;
+                let value = f_linear(&value, value_fc1)?.f_relu()?;
+                let value = f_linear(&value, value_fc2)?.f_tanh()?.f_view([-1])?;
+                Ok((policy, value))
             }
             Body::AzgConv {
                 convs,
@@ -302,83 +367,104 @@ impl Net {
             } => {
                 let mut x = xs.shallow_clone();
                 for (c, b) in convs {
-                    x = x.apply(c).apply_t(b, train).relu();
+                    x = b.f_forward(&c.f_forward(&x)?, train)?.f_relu()?;
                 }
-                let x = x
-                    .flatten(1, -1)
-                    .apply(fc1)
-                    .apply_t(fc1_bn, train)
-                    .relu()
-                    .apply(fc2)
-                    .apply_t(fc2_bn, train)
-                    .relu();
-                (x.apply(policy), x.apply(value).tanh().view([-1]))
+                let x = f_linear(&x.f_flatten(1, -1)?, fc1)?;
+                let x = fc1_bn.f_forward(&x, train)?.f_relu()?;
+                let x = fc2_bn.f_forward(&f_linear(&x, fc2)?, train)?.f_relu()?;
+                let p = f_linear(&x, policy)?;
+                Ok((p, f_linear(&x, value)?.f_tanh()?.f_view([-1])?))
             }
         }
     }
 
     /// Evaluates `n` encoded positions (no gradient): writes softmax policies over all actions
-    /// (the caller masks illegal ones) and values.
-    pub fn evaluate(&self, inputs: &[f32], n: usize, policies: &mut [f32], values: &mut [f32]) {
+    /// (the caller masks illegal ones) and values. A libtorch failure is an error with its
+    /// message.
+    pub fn evaluate(
+        &self,
+        inputs: &[f32],
+        n: usize,
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<()> {
         let s = self.meta.shape;
+        let (isz, a) = (s.input_size(), s.actions);
+        if inputs.len() < n * isz || policies.len() < n * a || values.len() < n {
+            bail!(
+                "cannot evaluate {n} positions with {} inputs into room for {} policies and {} \
+                 values ({isz} inputs and {a} actions a position)",
+                inputs.len(),
+                policies.len(),
+                values.len()
+            );
+        }
         let _guard = tch::no_grad_guard();
-        let xs = Tensor::from_slice(&inputs[..n * s.input_size()])
-            .view([n as i64, s.planes as i64, s.height as i64, s.width as i64])
-            .to_device(self.device());
-        let (logits, v) = self.forward(&xs, false);
-        let p = logits
-            .softmax(-1, Kind::Float)
-            .to_device(Device::Cpu)
-            .contiguous();
-        let v = v.to_device(Device::Cpu).contiguous();
-        p.copy_data(&mut policies[..n * s.actions], n * s.actions);
-        v.copy_data(&mut values[..n], n);
+        let mut run = || -> Result<(), TchError> {
+            let shape = [n as i64, s.planes as i64, s.height as i64, s.width as i64];
+            let xs = Tensor::f_from_slice(&inputs[..n * isz])?
+                .f_view(shape)?
+                .f_to_device(self.device())?;
+            let (logits, v) = self.forward(&xs, false)?;
+            let p = logits
+                .f_softmax(-1, Kind::Float)?
+                .f_to_device(Device::Cpu)?
+                .f_contiguous()?;
+            let v = v.f_to_device(Device::Cpu)?.f_contiguous()?;
+            p.f_copy_data(&mut policies[..n * a], n * a)?;
+            v.f_copy_data(&mut values[..n], n)
+        };
+        run().map_err(|e| anyhow!("the network failed on a batch of {n} positions: {e}"))
     }
 
-    /// Saves the weights as `.safetensors` and the sidecar as `.json`, each written to a
-    /// temporary file and renamed, so a crash never leaves a half-written model.
+    /// Saves the model as one safetensors file, its description in the header, written
+    /// atomically: a crash leaves the old file or the new one, never a mix. A sidecar `.json`
+    /// left beside it by an older version is removed afterwards.
     pub fn save(&self, path: &Path) -> Result<()> {
         if path.extension().and_then(|e| e.to_str()) != Some("safetensors") {
             bail!("model files end in .safetensors (got {})", path.display());
         }
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        let tmp = path.with_extension("tmp.safetensors");
-        self.vs
-            .save(&tmp)
-            .with_context(|| format!("cannot write {}", tmp.display()))?;
-        let meta = serde_json::to_string_pretty(&self.meta)?;
-        crate::core::files::write_atomic(&sidecar(path), meta.as_bytes())?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
-        Ok(())
+        let mut named: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        let meta = HashMap::from([(META_KEY.to_string(), serde_json::to_string(&self.meta)?)]);
+        let bytes = to_safetensors_bytes(&named, Some(meta))
+            .with_context(|| format!("cannot save {}", path.display()))?;
+        write_atomic(path, &bytes)?;
+        remove_stale_sidecar(path)
     }
 
-    /// Reads a model's sidecar.
+    /// Reads a model's description from its header only (cheap, however large the model).
     pub fn read_meta(path: &Path) -> Result<ModelMeta> {
-        let side = sidecar(path);
-        let text = std::fs::read_to_string(&side).with_context(|| {
-            format!(
-                "cannot read the model description {} (is {} a model saved by zero?)",
-                side.display(),
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+                "no model at {} (train one with `zero cycle`, or point to another file)",
                 path.display()
-            )
-        })?;
-        serde_json::from_str(&text).with_context(|| format!("{} is not valid", side.display()))
+            ),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let len = file
+            .metadata()
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .len();
+        let header = read_safetensors_metadata(std::io::BufReader::new(file), len)
+            .map_err(|e| not_a_model(path, e))?;
+        meta_from_header(path, &header)
     }
 
     /// Loads a model for `game`, checking it was made for that game and shape.
     pub fn load(path: &Path, game: &str, shape: Shape, device: Device) -> Result<Net> {
-        if !path.exists() {
-            bail!(
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
                 "no model at {} (train one with `zero cycle --game {game}`, or give another \
                  --models directory)",
                 path.display()
-            );
-        }
-        let meta = Self::read_meta(path)?;
+            ),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let (named, header) = from_safetensors_bytes(&bytes).map_err(|e| not_a_model(path, e))?;
+        let meta = meta_from_header(path, &header)?;
         if meta.game != game {
             bail!(
                 "{} is a {} model, not a {game} model",
@@ -395,11 +481,47 @@ impl Net {
             );
         }
         let mut net = Net::new(game, meta.arch, shape, device)?;
-        net.vs
-            .load(path)
-            .map_err(|e| anyhow!("cannot load weights from {}: {e}", path.display()))?;
+        net.copy_weights(path, named)?;
         net.meta = meta;
         Ok(net)
+    }
+
+    /// Copies the tensors of the file at `path` into the variables: every variable must be
+    /// there with its shape and kind, and nothing else.
+    fn copy_weights(&mut self, path: &Path, named: Vec<(String, Tensor)>) -> Result<()> {
+        let mut file: HashMap<String, Tensor> = named.into_iter().collect();
+        let mut vars: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
+        vars.sort_by(|a, b| a.0.cmp(&b.0));
+        let _guard = tch::no_grad_guard();
+        for (name, mut var) in vars {
+            let src = file
+                .remove(&name)
+                .ok_or_else(|| not_a_model(path, format!("it has no tensor {name}")))?;
+            if src.size() != var.size() || src.kind() != var.kind() {
+                return Err(not_a_model(
+                    path,
+                    format!(
+                        "{name} is {:?} of shape {:?}, the network needs {:?} of shape {:?}",
+                        src.kind(),
+                        src.size(),
+                        var.kind(),
+                        var.size()
+                    ),
+                ));
+            }
+            var.f_copy_(&src)
+                .with_context(|| format!("cannot load {name} from {}", path.display()))?;
+        }
+        if let Some(extra) = file.keys().min() {
+            return Err(not_a_model(
+                path,
+                format!(
+                    "it holds {} tensors the network does not have, such as {extra}",
+                    file.len()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// A copy of this network on `device` (for the inference thread).
@@ -411,6 +533,54 @@ impl Net {
     }
 }
 
+/// The error for a file that is not a model this program can read.
+fn not_a_model(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
+    anyhow!(
+        "{} is not a zero model ({why}); train it again or point to another file",
+        path.display()
+    )
+}
+
+/// The description in a model's header, or else (a model saved before descriptions moved into
+/// the file) in its sidecar.
+fn meta_from_header(path: &Path, header: &FileMetadata) -> Result<ModelMeta> {
+    if let Some(json) = header.get(META_KEY) {
+        return serde_json::from_str(json)
+            .map_err(|e| not_a_model(path, format!("its description is not valid: {e}")));
+    }
+    let side = sidecar(path);
+    match std::fs::read_to_string(&side) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| {
+            not_a_model(
+                path,
+                format!("its description {} is not valid: {e}", side.display()),
+            )
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(not_a_model(
+            path,
+            format!(
+                "no model description in it, and no {} beside it",
+                side.display()
+            ),
+        )),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", side.display())),
+    }
+}
+
+/// Removes the sidecar beside `path` if it is a model description (a stale one, from before
+/// descriptions moved into the model file); any other file of that name is left alone.
+fn remove_stale_sidecar(path: &Path) -> Result<()> {
+    let side = sidecar(path);
+    let is_description = std::fs::read_to_string(&side)
+        .ok()
+        .is_some_and(|text| serde_json::from_str::<ModelMeta>(&text).is_ok());
+    if is_description {
+        std::fs::remove_file(&side)
+            .with_context(|| format!("cannot remove the old {}", side.display()))?;
+    }
+    Ok(())
+}
+
 /// Every network made in this process draws its initial weights under this lock, so that a
 /// seeded one ([`Net::new_seeded`]) is not disturbed by another drawn at the same time.
 fn lock_torch_generator() -> std::sync::MutexGuard<'static, ()> {
@@ -420,7 +590,174 @@ fn lock_torch_generator() -> std::sync::MutexGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The sidecar's path: `best.safetensors` → `best.json`.
+/// Where a model saved by an older version keeps its description: `best.safetensors` →
+/// `best.json`.
 pub fn sidecar(path: &Path) -> PathBuf {
     path.with_extension("json")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::tictactoe::TicTacToe;
+
+    const GAME: &str = "tictactoe";
+
+    fn net(seed: u64) -> Net {
+        let arch = Arch::Resnet {
+            blocks: 1,
+            filters: 8,
+        };
+        let mut net =
+            Net::new_seeded(GAME, arch, Shape::of::<TicTacToe>(), Device::Cpu, seed).unwrap();
+        net.meta.generation = 3;
+        net.meta.training_steps = 120;
+        net.meta.iteration = 4;
+        net.meta.config = serde_json::json!({ "sims": 16, "note": "a \"quoted\" word" });
+        net
+    }
+
+    fn load(path: &Path) -> Result<Net> {
+        Net::load(path, GAME, Shape::of::<TicTacToe>(), Device::Cpu)
+    }
+
+    fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
+        let mut vars: Vec<_> = net.vs.variables().into_iter().collect();
+        vars.sort_by(|a, b| a.0.cmp(&b.0));
+        vars.into_iter()
+            .map(|(n, t)| (n, Vec::<f32>::try_from(&t.flatten(0, -1)).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn a_saved_model_is_one_file_and_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("models/best.safetensors");
+        let original = net(1);
+        original.save(&path).unwrap();
+        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("best.safetensors")]);
+        assert_eq!(Net::read_meta(&path).unwrap(), original.meta);
+        let back = load(&path).unwrap();
+        assert_eq!(back.meta, original.meta);
+        assert_eq!(weights(&back), weights(&original));
+        assert_ne!(weights(&back), weights(&net(2)));
+        // Both give the same answers.
+        let x: Vec<f32> = (0..2 * 27).map(|i| (i % 3) as f32 / 2.0).collect();
+        let (mut p1, mut v1, mut p2, mut v2) =
+            (vec![0.0; 18], vec![0.0; 2], vec![0.0; 18], [0.0; 2]);
+        original.evaluate(&x, 2, &mut p1, &mut v1).unwrap();
+        back.evaluate(&x, 2, &mut p2, &mut v2).unwrap();
+        assert_eq!((p1, v1), (p2, v2.to_vec()));
+    }
+
+    #[test]
+    fn models_saved_with_a_sidecar_still_load_and_the_sidecar_goes_on_saving() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("best.safetensors");
+        let old = net(1);
+        // As older versions saved: tch's own safetensors, the description beside it.
+        old.vs.save(&path).unwrap();
+        let side = sidecar(&path);
+        std::fs::write(&side, serde_json::to_string_pretty(&old.meta).unwrap()).unwrap();
+        assert_eq!(Net::read_meta(&path).unwrap(), old.meta);
+        let back = load(&path).unwrap();
+        assert_eq!(back.meta, old.meta);
+        assert_eq!(weights(&back), weights(&old));
+        // Saving again makes it one file.
+        back.save(&path).unwrap();
+        assert!(!side.exists());
+        assert_eq!(load(&path).unwrap().meta, back.meta);
+        // A file of that name that is not a description is left alone.
+        let other = dir.path().join("state.safetensors");
+        std::fs::write(dir.path().join("state.json"), "{\"iteration\": 3}").unwrap();
+        back.save(&other).unwrap();
+        assert!(dir.path().join("state.json").exists());
+    }
+
+    #[test]
+    fn damaged_and_missing_models_are_clear_errors_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("best.safetensors");
+        let shown = path.display().to_string();
+        net(1).save(&path).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let not_a_model = |e: &str| {
+            e.starts_with(&format!("{shown} is not a zero model ("))
+                && e.ends_with("); train it again or point to another file")
+        };
+        for bytes in [
+            &good[..good.len() - 100],
+            &good[..good.len() / 2],
+            &good[..20],
+            &good[..3],
+            b"",
+            &[0xa5; 5000][..],
+            &[0x17; 3][..],
+        ] {
+            std::fs::write(&path, bytes).unwrap();
+            let e = load(&path).err().unwrap().to_string();
+            assert!(not_a_model(&e), "{e}");
+            let e = Net::read_meta(&path).unwrap_err().to_string();
+            assert!(not_a_model(&e), "{e}");
+        }
+        // Random bytes.
+        let mut state = 0x1234_5678_u64;
+        let random: Vec<u8> = (0..4096)
+            .map(|_| {
+                state = crate::core::rng::mix64(state);
+                state as u8
+            })
+            .collect();
+        std::fs::write(&path, &random).unwrap();
+        let e = load(&path).err().unwrap().to_string();
+        assert!(not_a_model(&e), "{e}");
+        // Valid safetensors without a description, and no sidecar.
+        net(1).vs.save(&path).unwrap();
+        let e = load(&path).err().unwrap().to_string();
+        assert!(not_a_model(&e) && e.contains("no model description"), "{e}");
+        // Missing.
+        let missing = dir.path().join("none.safetensors");
+        let e = load(&missing).err().unwrap().to_string();
+        assert!(
+            e.starts_with(&format!("no model at {}", missing.display())),
+            "{e}"
+        );
+        let e = Net::read_meta(&missing).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!("no model at {}", missing.display())),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_model_of_another_shape_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("best.safetensors");
+        let mut n = net(1);
+        // The description says 2 filters, the weights have 8.
+        n.meta.arch = Arch::Resnet {
+            blocks: 1,
+            filters: 2,
+        };
+        n.save(&path).unwrap();
+        let e = load(&path).err().unwrap().to_string();
+        assert!(
+            e.contains("is not a zero model") && e.contains("shape"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn evaluate_refuses_buffers_too_small() {
+        let n = net(1);
+        let e = n
+            .evaluate(&[0.0; 27], 2, &mut [0.0; 18], &mut [0.0; 2])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot evaluate 2 positions"), "{e}");
+    }
 }
