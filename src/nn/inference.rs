@@ -15,6 +15,7 @@ use anyhow::{anyhow, Result};
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 
 use super::net::{Net, Shape};
+use crate::core::threads::panic_message;
 
 /// Anything that turns encoded positions into policies (softmax over all actions) and values.
 pub trait Evaluator {
@@ -123,17 +124,6 @@ impl Drop for InferenceServer {
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
-    }
-}
-
-/// The text of a panic's payload.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "no message".to_string()
     }
 }
 
