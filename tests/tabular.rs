@@ -9,6 +9,7 @@ use rand::Rng;
 
 use zero::agent::{Agent, RandomAgent};
 use zero::arena::{play_game, play_match, MatchOptions};
+use zero::core::files::Format;
 use zero::core::rng::{rng_from_seed, Rng64};
 use zero::games::blackjack::{play_hand, Deck};
 use zero::games::othello4::WEIGHTS;
@@ -16,12 +17,12 @@ use zero::games::{Game, Move, Othello4, Outcome, Player, TicTacToe};
 use zero::players::{BuildContext, PlayerSpec};
 use zero::search::score_sign;
 use zero::solvers::exhaustive::{solve_value, SolveTable, SolverAgent};
+use zero::tabular::as_fraction;
 use zero::tabular::blackjack_dp;
 use zero::tabular::exact::{self, grade, Policy};
 use zero::tabular::mces::Mces;
 use zero::tabular::qlearning::{Config, Opponent, Side, Target, Trainer};
-use zero::tabular::qtable::{QAgent, QTable};
-use zero::tabular::{as_fraction, save_record};
+use zero::tabular::qtable::{QAgent, QTable, QTABLE};
 
 fn config(episodes: u64, side: Side, target: Target, seed: u64) -> Config {
     Config {
@@ -282,7 +283,7 @@ fn mces_learns_the_optimal_policy_up_to_close_cells() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
     let e = Mces::load(&path).unwrap_err().to_string();
-    assert!(e.contains("corrupt"), "{e}");
+    assert!(e.contains("truncated") && e.ends_with("`zero mces`"), "{e}");
 }
 
 #[test]
@@ -316,21 +317,30 @@ fn qtable_files_roundtrip_and_bad_files_are_clear_errors() {
     let mces = temp_path("other.bin");
     Mces::new().save(&mces).unwrap();
     let e = QTable::<TicTacToe>::load(&mces).unwrap_err().to_string();
-    assert!(e.contains("zero-mces file, not a zero-qtable file"), "{e}");
+    assert!(e.contains("a mces file, not a qtable file"), "{e}");
     // garbage, a truncated file, a missing file, another version
     let bad = temp_path("bad.bin");
     std::fs::write(&bad, b"\x89PNG garbage").unwrap();
     let e = QTable::<TicTacToe>::load(&bad).unwrap_err().to_string();
-    assert!(e.contains("is not a zero-qtable file"), "{e}");
+    assert!(e.contains("not a qtable file of zero"), "{e}");
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
     let e = QTable::<TicTacToe>::load(&bad).unwrap_err().to_string();
-    assert!(e.contains("corrupt zero-qtable"), "{e}");
+    assert!(
+        e.contains("truncated") && e.ends_with("`zero qlearn`"),
+        "{e}"
+    );
     let e = QTable::<TicTacToe>::load(&temp_path("missing.bin"))
         .unwrap_err()
         .to_string();
     assert!(e.contains("cannot read"), "{e}");
-    save_record(&bad, "zero-qtable", 99, &0u8).unwrap();
+    // a Q-table file of another version
+    Format {
+        version: 99,
+        ..QTABLE
+    }
+    .save(&bad, &0u8)
+    .unwrap();
     let e = QTable::<TicTacToe>::load(&bad).unwrap_err().to_string();
     assert!(e.contains("version 99"), "{e}");
     // the player spec reports the bad file

@@ -1,17 +1,25 @@
 //! Self-play records: what each game taught, in a compact binary format.
 //!
-//! The encoding lives here alone (postcard today) so it can be swapped: bincode, the usual
-//! choice, is unmaintained. A record keeps the moves, not the positions: training replays them.
-//! Each iteration's games are written in chunks `data/<game>/iter-NNNN/chunk-FIRST.bin` (FIRST:
-//! the chunk's lowest game number), each written atomically, so an interrupted self-play keeps
-//! every finished game and a resumed one plays only the games that are missing.
+//! A record keeps the moves, not the positions: training replays them. Each iteration's games
+//! are written in chunks `data/<game>/iter-NNNN/chunk-FIRST.bin` (FIRST: the chunk's lowest
+//! game number), each a [`Format`] file (postcard inside a checked header) written atomically,
+//! so an interrupted self-play keeps every finished game and a resumed one plays only the games
+//! that are missing. A chunk that cannot be read is an error naming it; deleting it is always
+//! safe (its games are played again).
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::core::files::write_atomic;
+use crate::core::files::{ensure, Format};
+
+/// The self-play chunk: version 2 puts the chunk inside the checked header of [`Format`].
+const CHUNK: Format = Format {
+    kind: "selfplay-chunk",
+    version: 2,
+    remedy: "delete it: its games are played again on the next run",
+};
 
 /// One self-play game.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -27,15 +35,12 @@ pub struct GameRecord {
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Chunk {
-    magic: String,
     game: String,
     iteration: u32,
     /// The game number of each record (games finish out of order).
     indices: Vec<u64>,
     records: Vec<GameRecord>,
 }
-
-const MAGIC: &str = "zero-selfplay-v1";
 
 pub fn iteration_dir(data_dir: &Path, iteration: u32) -> PathBuf {
     data_dir.join(format!("iter-{iteration:04}"))
@@ -52,55 +57,131 @@ pub fn write_chunk(
     let Some(&first) = indices.iter().min() else {
         return Ok(());
     };
+    anyhow::ensure!(
+        indices.len() == records.len(),
+        "{} game numbers for {} games",
+        indices.len(),
+        records.len()
+    );
     let chunk = Chunk {
-        magic: MAGIC.into(),
         game: game.into(),
         iteration,
         indices: indices.to_vec(),
         records: records.to_vec(),
     };
-    let bytes = postcard::to_allocvec(&chunk)?;
     let path = iteration_dir(data_dir, iteration).join(format!("chunk-{first:06}.bin"));
-    write_atomic(&path, &bytes)
+    CHUNK.save(&path, &chunk)
 }
 
-/// Reads every chunk of an iteration.
-fn read_chunks(data_dir: &Path, game: &str, iteration: u32) -> Result<Vec<Chunk>> {
-    let dir = iteration_dir(data_dir, iteration);
+/// The chunk files of an iteration, sorted; leftover temporary files of an interrupted write
+/// (`.chunk-*.tmp.*`) are not chunks.
+fn chunk_paths(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+    };
     let mut paths = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        for e in entries {
-            let path = e?.path();
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            if name.starts_with("chunk-") && name.ends_with(".bin") {
-                paths.push(path);
-            }
+    for e in entries {
+        let path = e
+            .with_context(|| format!("cannot read {}", dir.display()))?
+            .path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if name.starts_with("chunk-") && name.ends_with(".bin") {
+            paths.push(path);
         }
     }
     paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        let bytes =
-            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        let chunk: Chunk = postcard::from_bytes(&bytes)
-            .with_context(|| format!("{} is not a self-play chunk (corrupt?)", path.display()))?;
-        if chunk.magic != MAGIC {
-            bail!("{} is not a zero self-play chunk", path.display());
-        }
-        if chunk.game != game {
-            bail!("{} holds {} games, not {game}", path.display(), chunk.game);
-        }
-        out.push(chunk);
-    }
-    Ok(out)
+    Ok(paths)
 }
 
-/// The numbers of the games of an iteration already on disk.
-pub fn finished_games(data_dir: &Path, game: &str, iteration: u32) -> Result<Vec<u64>> {
-    let mut done: Vec<u64> = read_chunks(data_dir, game, iteration)?
+/// Reads one chunk and checks that it holds games of `game` (`actions` actions) of
+/// `iteration`, each consistent with itself.
+fn read_chunk(path: &Path, game: &str, actions: usize, iteration: u32) -> Result<Chunk> {
+    let chunk: Chunk = CHUNK.load(path)?;
+    let check = |condition: bool, problem: &str| ensure(&CHUNK, path, condition, problem);
+    if chunk.game != game {
+        let problem = format!("it holds {} games, not {game} games", chunk.game);
+        return Err(CHUNK.error(path, problem));
+    }
+    if chunk.iteration != iteration {
+        let problem = format!(
+            "it holds games of iteration {}, not of iteration {iteration}",
+            chunk.iteration
+        );
+        return Err(CHUNK.error(path, problem));
+    }
+    check(
+        chunk.indices.len() == chunk.records.len(),
+        &format!(
+            "{} game numbers for {} games",
+            chunk.indices.len(),
+            chunk.records.len()
+        ),
+    )?;
+    let mut indices = chunk.indices.clone();
+    indices.sort_unstable();
+    check(
+        indices.windows(2).all(|w| w[0] < w[1]),
+        "a game number is there twice",
+    )?;
+    for (&index, r) in chunk.indices.iter().zip(&chunk.records) {
+        let plies = r.moves.len();
+        let problem = |what: &str| format!("game {index}: {what}");
+        check(
+            r.moves.iter().all(|&m| (m as usize) < actions),
+            &problem(&format!("a move is not one of the {actions} actions")),
+        )?;
+        check(
+            r.policies.len() == plies * actions,
+            &problem(&format!(
+                "{} policy values for {plies} moves of {actions} actions",
+                r.policies.len()
+            )),
+        )?;
+        check(
+            r.policies.iter().all(|p| p.is_finite() && *p >= 0.0),
+            &problem("a policy value is negative or not a number"),
+        )?;
+        check(
+            r.root_values.len() == plies,
+            &problem(&format!(
+                "{} root values for {plies} moves",
+                r.root_values.len()
+            )),
+        )?;
+        check(
+            r.root_values.iter().all(|v| v.is_finite()),
+            &problem("a root value is not a number"),
+        )?;
+        check(
+            (-1..=1).contains(&r.outcome),
+            &problem(&format!("outcome {} is not -1, 0 or 1", r.outcome)),
+        )?;
+    }
+    Ok(chunk)
+}
+
+/// Reads every chunk of an iteration.
+fn read_chunks(data_dir: &Path, game: &str, actions: usize, iteration: u32) -> Result<Vec<Chunk>> {
+    chunk_paths(&iteration_dir(data_dir, iteration))?
+        .iter()
+        .map(|path| read_chunk(path, game, actions, iteration))
+        .collect()
+}
+
+/// The numbers of the games of an iteration already on disk (`actions`: the game's number of
+/// actions, to check the records).
+pub fn finished_games(
+    data_dir: &Path,
+    game: &str,
+    actions: usize,
+    iteration: u32,
+) -> Result<Vec<u64>> {
+    let mut done: Vec<u64> = read_chunks(data_dir, game, actions, iteration)?
         .into_iter()
         .flat_map(|c| c.indices)
         .collect();
@@ -108,9 +189,14 @@ pub fn finished_games(data_dir: &Path, game: &str, iteration: u32) -> Result<Vec
     Ok(done)
 }
 
-/// Reads every game of an iteration.
-pub fn read_iteration(data_dir: &Path, game: &str, iteration: u32) -> Result<Vec<GameRecord>> {
-    Ok(read_chunks(data_dir, game, iteration)?
+/// Reads every game of an iteration (`actions`: the game's number of actions).
+pub fn read_iteration(
+    data_dir: &Path,
+    game: &str,
+    actions: usize,
+    iteration: u32,
+) -> Result<Vec<GameRecord>> {
+    Ok(read_chunks(data_dir, game, actions, iteration)?
         .into_iter()
         .flat_map(|c| c.records)
         .collect())
@@ -120,25 +206,170 @@ pub fn read_iteration(data_dir: &Path, game: &str, iteration: u32) -> Result<Vec
 mod tests {
     use super::*;
 
+    fn record(plies: usize, actions: usize) -> GameRecord {
+        GameRecord {
+            moves: vec![3; plies],
+            policies: vec![0.5; plies * actions],
+            root_values: vec![0.1; plies],
+            outcome: 0,
+        }
+    }
+
     #[test]
     fn chunks_roundtrip_and_track_finished_games() {
-        let dir = std::env::temp_dir().join(format!("zero-records-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let r = GameRecord {
-            moves: vec![3, 3],
-            policies: vec![0.5; 14],
-            root_values: vec![0.1, -0.1],
-            outcome: 0,
-        };
-        write_chunk(&dir, "connect4", 2, &[1, 0], &[r.clone(), r.clone()]).unwrap();
-        write_chunk(&dir, "connect4", 2, &[5], std::slice::from_ref(&r)).unwrap();
-        let done = finished_games(&dir, "connect4", 2).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let r = record(2, 7);
+        write_chunk(dir, "connect4", 2, &[1, 0], &[r.clone(), r.clone()]).unwrap();
+        write_chunk(dir, "connect4", 2, &[5], std::slice::from_ref(&r)).unwrap();
+        // A temporary file left by an interrupted write is not a chunk.
+        let iter = iteration_dir(dir, 2);
+        std::fs::write(iter.join(".chunk-000007.bin.tmp.12.0"), b"half").unwrap();
+        let done = finished_games(dir, "connect4", 7, 2).unwrap();
         assert_eq!(done, [0, 1, 5]);
-        assert_eq!(read_iteration(&dir, "connect4", 2).unwrap().len(), 3);
-        assert!(read_iteration(&dir, "tictactoe", 2).is_err());
-        std::fs::write(iteration_dir(&dir, 2).join("chunk-000009.bin"), b"junk").unwrap();
-        let e = read_iteration(&dir, "connect4", 2).unwrap_err().to_string();
-        assert!(e.contains("corrupt"), "{e}");
-        let _ = std::fs::remove_dir_all(&dir);
+        let games = read_iteration(dir, "connect4", 7, 2).unwrap();
+        assert_eq!(games, [r.clone(), r.clone(), r]);
+        assert!(finished_games(dir, "connect4", 7, 3).unwrap().is_empty());
+        let e = read_iteration(dir, "tictactoe", 9, 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("holds connect4 games, not tictactoe"), "{e}");
+        // Another iteration's chunk in this iteration's folder.
+        std::fs::rename(iter.join("chunk-000005.bin"), dir.join("moved.bin")).unwrap();
+        std::fs::create_dir_all(iteration_dir(dir, 4)).unwrap();
+        let moved = iteration_dir(dir, 4).join("chunk-000005.bin");
+        std::fs::rename(dir.join("moved.bin"), &moved).unwrap();
+        let e = read_iteration(dir, "connect4", 7, 4)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("iteration 2, not of iteration 4") && e.contains(CHUNK.remedy),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn inconsistent_games_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let good = record(2, 7);
+        let cases: Vec<(GameRecord, &str)> = vec![
+            (
+                GameRecord {
+                    policies: vec![0.5; 13],
+                    ..good.clone()
+                },
+                "13 policy values for 2 moves of 7 actions",
+            ),
+            (
+                GameRecord {
+                    root_values: vec![0.0],
+                    ..good.clone()
+                },
+                "1 root values for 2 moves",
+            ),
+            (
+                GameRecord {
+                    outcome: 2,
+                    ..good.clone()
+                },
+                "outcome 2",
+            ),
+            (
+                GameRecord {
+                    moves: vec![3, 7],
+                    ..good.clone()
+                },
+                "not one of the 7 actions",
+            ),
+            (
+                GameRecord {
+                    root_values: vec![0.0, f32::NAN],
+                    ..good.clone()
+                },
+                "not a number",
+            ),
+        ];
+        for (i, (bad, problem)) in cases.into_iter().enumerate() {
+            let iteration = i as u32 + 1;
+            write_chunk(dir, "connect4", iteration, &[0, 1], &[good.clone(), bad]).unwrap();
+            let e = read_iteration(dir, "connect4", 7, iteration)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("chunk-000000.bin")
+                    && e.contains("game 1")
+                    && e.contains(problem)
+                    && e.ends_with(CHUNK.remedy),
+                "{e}"
+            );
+        }
+        // Game numbers that do not match the games.
+        let path = iteration_dir(dir, 9).join("chunk-000000.bin");
+        let chunk = Chunk {
+            game: "connect4".into(),
+            iteration: 9,
+            indices: vec![0, 1],
+            records: vec![good.clone()],
+        };
+        CHUNK.save(&path, &chunk).unwrap();
+        let e = finished_games(dir, "connect4", 7, 9)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("2 game numbers for 1 games"), "{e}");
+        let chunk = Chunk {
+            indices: vec![4, 4],
+            records: vec![good.clone(), good],
+            ..chunk
+        };
+        CHUNK.save(&path, &chunk).unwrap();
+        let e = finished_games(dir, "connect4", 7, 9)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("twice"), "{e}");
+    }
+
+    #[test]
+    fn damaged_chunks_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        write_chunk(dir, "connect4", 1, &[0], &[record(3, 7)]).unwrap();
+        let path = iteration_dir(dir, 1).join("chunk-000000.bin");
+        let good = std::fs::read(&path).unwrap();
+        let mut flipped = good.clone();
+        flipped[good.len() - 5] ^= 0x10;
+        let foreign = Format {
+            kind: "qtable",
+            version: 2,
+            remedy: "",
+        }
+        .encode(&good[40..]);
+        let cases: [(&str, Vec<u8>, &str); 5] = [
+            ("truncated", good[..good.len() - 1].to_vec(), "truncated"),
+            ("flipped", flipped, "checksum"),
+            (
+                "foreign",
+                foreign,
+                "a qtable file, not a selfplay-chunk file",
+            ),
+            (
+                "random",
+                b"\x89PNG\r\n\x1a\n and so on".to_vec(),
+                "no zero header",
+            ),
+            ("empty", Vec::new(), "no zero header"),
+        ];
+        for (case, bytes, problem) in cases {
+            std::fs::write(&path, bytes).unwrap();
+            let e = finished_games(dir, "connect4", 7, 1)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&path.display().to_string())
+                    && e.contains(problem)
+                    && e.ends_with(CHUNK.remedy),
+                "{case}: {e}"
+            );
+        }
     }
 }

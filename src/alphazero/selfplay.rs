@@ -75,7 +75,7 @@ pub fn self_play<G: Game>(
     progress: bool,
 ) -> Result<SelfPlayStats> {
     let started = Instant::now();
-    let already = finished_games(data_dir, G::NAME, iteration)?;
+    let already = finished_games(data_dir, G::NAME, G::NUM_ACTIONS, iteration)?;
     let todo: Vec<u64> = (0..cfg.games)
         .filter(|i| already.binary_search(i).is_err())
         .collect();

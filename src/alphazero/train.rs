@@ -79,7 +79,7 @@ pub fn load_window<G: Game>(cfg: &RunConfig, data_dir: &Path, iteration: u32) ->
     let first = iteration.saturating_sub(cfg.window.max(1) - 1).max(1);
     let mut records = Vec::new();
     for i in first..=iteration {
-        records.extend(read_iteration(data_dir, G::NAME, i)?);
+        records.extend(read_iteration(data_dir, G::NAME, G::NUM_ACTIONS, i)?);
     }
     if records.is_empty() {
         bail!(

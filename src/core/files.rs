@@ -6,7 +6,8 @@
 //!   payload's length and a CRC-32 of it, so that a truncated, corrupt or foreign file is a
 //!   clear error naming the file and what to do, never a panic or silently wrong data.
 //! - Append-only files of fixed records (the solver's cache) start with the same magic, kind
-//!   and version ([`stream_header`]) and check each record themselves.
+//!   and version ([`Format::stream_header`], written whole by [`create_new_atomic`]) and check
+//!   each record themselves.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,12 +23,7 @@ use serde::Serialize;
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = create_parent(path)?;
     let tmp = temporary_name(path);
-    let written = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()
-    })();
-    if let Err(e) = written {
+    if let Err(e) = write_synced(&tmp, bytes) {
         let _ = std::fs::remove_file(&tmp);
         return Err(e).with_context(|| format!("cannot write {}", path.display()));
     }
@@ -35,12 +31,57 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = std::fs::remove_file(&tmp);
         return Err(e).with_context(|| format!("cannot replace {}", path.display()));
     }
-    // The rename is durable once the directory is synced; some file systems cannot sync a
-    // directory, and the file itself is already safe then.
-    if let Ok(d) = std::fs::File::open(dir.as_deref().unwrap_or(Path::new("."))) {
+    sync_dir(dir.as_deref());
+    Ok(())
+}
+
+/// Creates `path` holding `bytes`, whole or not at all, unless a file is there already (which
+/// is left as it is): the start of an append-only file that several writers may create at
+/// once. Returns whether this call created it.
+pub fn create_new_atomic(path: &Path, bytes: &[u8]) -> Result<bool> {
+    if path.exists() {
+        return Ok(false);
+    }
+    let dir = create_parent(path)?;
+    let tmp = temporary_name(path);
+    // A hard link, unlike a rename, fails when the name is taken.
+    let linked = write_synced(&tmp, bytes).map(|_| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    let created = match linked {
+        Err(e) => return Err(e).with_context(|| format!("cannot write {}", path.display())),
+        Ok(Ok(())) => true,
+        Ok(Err(e)) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
+        // A file system without hard links: create the file, then write it at once.
+        Ok(Err(_)) => match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+        {
+            Ok(mut f) => f.write_all(bytes).and_then(|_| f.sync_all()).map(|_| true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        }
+        .with_context(|| format!("cannot create {}", path.display()))?,
+    };
+    if created {
+        sync_dir(dir.as_deref());
+    }
+    Ok(created)
+}
+
+/// Writes a new file and syncs it.
+fn write_synced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// Makes a rename or a new name in `dir` durable; some file systems cannot sync a directory,
+/// and the file itself is already safe then.
+fn sync_dir(dir: Option<&Path>) {
+    if let Ok(d) = std::fs::File::open(dir.unwrap_or(Path::new("."))) {
         let _ = d.sync_all();
     }
-    Ok(())
 }
 
 /// Creates the directory `path` goes in; returns it (`None` for a bare file name).
@@ -119,7 +160,8 @@ impl Format {
         k
     }
 
-    fn error(&self, path: &Path, problem: String) -> anyhow::Error {
+    /// An error about `path`: the problem, then this format's remedy.
+    pub fn error(&self, path: &Path, problem: impl std::fmt::Display) -> anyhow::Error {
         anyhow!("{}: {problem}; {}", path.display(), self.remedy)
     }
 
@@ -165,7 +207,7 @@ impl Format {
     pub fn decode<'a>(&self, path: &Path, bytes: &'a [u8]) -> Result<&'a [u8]> {
         self.check_start(path, bytes)?;
         if bytes.len() < HEADER_BYTES {
-            return Err(self.error(path, "truncated inside its header".into()));
+            return Err(self.error(path, "truncated inside its header"));
         }
         let length = u64::from_le_bytes(bytes[28..36].try_into()?);
         let crc = u32::from_le_bytes(bytes[36..40].try_into()?);
@@ -180,7 +222,7 @@ impl Format {
             ));
         }
         if crc32fast::hash(payload) != crc {
-            return Err(self.error(path, "corrupt (its checksum does not match)".into()));
+            return Err(self.error(path, "corrupt (its checksum does not match)"));
         }
         Ok(payload)
     }
@@ -285,6 +327,25 @@ mod tests {
         // Only the named file was ever there: no temporary files are left behind.
         let names: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn create_new_atomic_creates_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/s.bin");
+        assert!(create_new_atomic(&path, b"head").unwrap());
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"+rec")
+            .unwrap();
+        assert!(!create_new_atomic(&path, b"other").unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), b"head+rec");
+        assert_eq!(
+            std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+            1
+        );
     }
 
     #[test]

@@ -7,14 +7,19 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
+use crate::core::files::{ensure, Format};
 use crate::games::blackjack::{dealer_final, Action, Deck, Hand, State, STATES};
 
 use super::blackjack_dp::Values;
 
-const FORMAT: &str = "zero-mces";
-const VERSION: u32 = 1;
+/// The MC-ES file: version 2 puts the learner inside the checked header of [`Format`].
+pub const MCES: Format = Format {
+    kind: "mces",
+    version: 2,
+    remedy: "train it again with `zero mces`",
+};
 
 /// The learner: action values, visit counts and the greedy policy.
 #[derive(Clone, Debug)]
@@ -164,24 +169,78 @@ impl Mces {
             counts: self.counts.to_vec(),
             policy: self.policy.to_vec(),
         };
-        super::save_record(path, FORMAT, VERSION, &record)
+        MCES.save(path, &record)
     }
 
     pub fn load(path: &Path) -> Result<Self> {
-        let r: Record = super::load_record(path, FORMAT, VERSION)?;
-        let (Ok(sums), Ok(counts), Ok(policy)) =
-            (r.sums.try_into(), r.counts.try_into(), r.policy.try_into())
-        else {
-            bail!(
-                "{} is a corrupt {FORMAT} file: it must hold {STATES} states",
-                path.display()
-            );
+        let r: Record = MCES.load(path)?;
+        let (Ok(sums), Ok(counts), Ok(policy)) = (
+            <[[i64; 2]; STATES]>::try_from(r.sums),
+            <[[u64; 2]; STATES]>::try_from(r.counts),
+            <[Action; STATES]>::try_from(r.policy),
+        ) else {
+            return Err(MCES.corrupt(path, format!("it must hold {STATES} states")));
         };
+        // Every return is -1, 0 or 1.
+        ensure(
+            &MCES,
+            path,
+            sums.iter()
+                .flatten()
+                .zip(counts.iter().flatten())
+                .all(|(s, &n)| s.unsigned_abs() <= n),
+            "a sum of returns is larger than its number of returns",
+        )?;
         Ok(Mces {
             sums,
             counts,
             policy,
             episodes: r.episodes,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tabular::qtable::tests::{assert_refused, damaged};
+
+    #[test]
+    fn mces_round_trips_and_damaged_files_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mces.bin");
+        let mut learner = Mces::new();
+        learner.train(2_000, &mut Deck::new(7));
+        learner.save(&path).unwrap();
+        let back = Mces::load(&path).unwrap();
+        assert_eq!(
+            (back.sums, back.counts, back.policy, back.episodes),
+            (learner.sums, learner.counts, learner.policy, 2_000)
+        );
+        let good = std::fs::read(&path).unwrap();
+        let mut cases = damaged(&good);
+        cases[2].2 = "a c4-book file, not a mces file";
+        assert_refused(&path, MCES.remedy, Mces::load, cases);
+        // Contents no training makes.
+        let encode = |r: &Record| MCES.encode(&postcard::to_allocvec(r).unwrap());
+        let record = |sums: Vec<[i64; 2]>, counts: Vec<[u64; 2]>| Record {
+            episodes: 1,
+            sums,
+            counts,
+            policy: learner.policy.to_vec(),
+        };
+        let cases = vec![
+            (
+                "states",
+                encode(&record(vec![[0; 2]; STATES - 1], vec![[0; 2]; STATES - 1])),
+                "it must hold 200 states",
+            ),
+            (
+                "sums",
+                encode(&record(vec![[-3, 0]; STATES], vec![[2, 0]; STATES])),
+                "a sum of returns is larger",
+            ),
+        ];
+        assert_refused(&path, MCES.remedy, Mces::load, cases);
     }
 }

@@ -8,68 +8,6 @@ pub mod mces;
 pub mod qlearning;
 pub mod qtable;
 
-use std::io::Write;
-use std::path::Path;
-
-use anyhow::{anyhow, bail, Context, Result};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-
-/// Writes `body` to `path` as a postcard record headed by its format name and version, through
-/// a temporary file and a rename so that a reader never sees half a file.
-pub fn save_record<T: Serialize>(path: &Path, format: &str, version: u32, body: &T) -> Result<()> {
-    let bytes = postcard::to_allocvec(&(format, version, body))
-        .with_context(|| format!("cannot encode the {format} record"))?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the folder {}", dir.display()))?;
-    }
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(format!(".tmp{}", std::process::id()));
-    let tmp = std::path::PathBuf::from(tmp_name);
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow!("cannot write {}: {e}", path.display())
-    })
-}
-
-/// Reads a record written by [`save_record`], with a clear error for a missing file, a file of
-/// another kind or version, and a corrupt one.
-pub fn load_record<T: DeserializeOwned>(path: &Path, format: &str, version: u32) -> Result<T> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let not_ours = || anyhow!("{} is not a {format} file", path.display());
-    let (found, rest) = postcard::take_from_bytes::<String>(&bytes).map_err(|_| not_ours())?;
-    if found != format {
-        if found.starts_with("zero-") {
-            bail!("{} is a {found} file, not a {format} file", path.display());
-        }
-        return Err(not_ours());
-    }
-    let (found_version, rest) = postcard::take_from_bytes::<u32>(rest).map_err(|_| not_ours())?;
-    if found_version != version {
-        bail!(
-            "{} is a {format} file of version {found_version}; this program reads version {version}",
-            path.display()
-        );
-    }
-    let (body, rest) = postcard::take_from_bytes::<T>(rest)
-        .map_err(|e| anyhow!("{} is a corrupt {format} file: {e}", path.display()))?;
-    if !rest.is_empty() {
-        bail!(
-            "{} is a corrupt {format} file: {} unexpected bytes at the end",
-            path.display(),
-            rest.len()
-        );
-    }
-    Ok(body)
-}
-
 /// The simplest fraction within `1e-13` of `x` with a denominator of at most 10^6, if any
 /// (exact game values against a random player are such fractions).
 pub fn as_fraction(x: f64) -> Option<(i64, i64)> {

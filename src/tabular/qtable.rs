@@ -13,12 +13,17 @@ use std::path::Path;
 use anyhow::{bail, Result};
 
 use crate::agent::Agent;
+use crate::core::files::{ensure, Format};
 use crate::core::rng::mix64;
 use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move, Othello4, TicTacToe};
 
-const FORMAT: &str = "zero-qtable";
-const VERSION: u32 = 1;
+/// The Q-table file: version 2 puts the table inside the checked header of [`Format`].
+pub const QTABLE: Format = Format {
+    kind: "qtable",
+    version: 2,
+    remedy: "train it again with `zero qlearn`",
+};
 /// Marks a dense row no position has reached.
 const UNUSED: u64 = u64::MAX;
 
@@ -225,40 +230,37 @@ impl<G: Game> QTable<G> {
             actions: G::NUM_ACTIONS as u32,
             rows,
         };
-        super::save_record(path, FORMAT, VERSION, &record)
+        QTABLE.save(path, &record)
     }
 
     /// Loads a table saved for game `G`.
     pub fn load(path: &Path) -> Result<Self> {
-        let record: Record = super::load_record(path, FORMAT, VERSION)?;
+        let record: Record = QTABLE.load(path)?;
+        let check = |condition: bool, problem: &str| ensure(&QTABLE, path, condition, problem);
         if record.game != G::NAME {
-            bail!(
-                "{} is a Q-table for {}, not for {}",
-                path.display(),
-                record.game,
-                G::NAME
-            );
+            let problem = format!("a Q-table for {}, not for {}", record.game, G::NAME);
+            return Err(QTABLE.error(path, problem));
         }
-        if record.actions as usize != G::NUM_ACTIONS
-            || record.rows.iter().any(|(_, v)| v.len() != G::NUM_ACTIONS)
-        {
-            bail!(
-                "{} is a corrupt Q-table: {} has {} actions",
-                path.display(),
-                G::NAME,
-                G::NUM_ACTIONS
-            );
-        }
+        check(
+            record.actions as usize == G::NUM_ACTIONS
+                && record.rows.iter().all(|(_, v)| v.len() == G::NUM_ACTIONS),
+            &format!("{} has {} actions", G::NAME, G::NUM_ACTIONS),
+        )?;
+        check(
+            record
+                .rows
+                .iter()
+                .all(|(_, v)| v.iter().all(|q| q.is_finite())),
+            "a value is not a number",
+        )?;
         let mut map = KeyMap::default();
         let mut keys = Vec::with_capacity(record.rows.len());
         let mut values = Vec::with_capacity(record.rows.len() * G::NUM_ACTIONS);
         for (key, row) in record.rows {
-            if map.insert(key, keys.len() as u32).is_some() {
-                bail!(
-                    "{} is a corrupt Q-table: a position is there twice",
-                    path.display()
-                );
-            }
+            check(
+                map.insert(key, keys.len() as u32).is_none(),
+                "a position is there twice",
+            )?;
             keys.push(key);
             values.extend_from_slice(&row);
         }
@@ -302,5 +304,127 @@ impl<G: Game> Agent<G> for QAgent<G> {
             bail!("no legal move: the game is over");
         }
         Ok(moves[self.rng.random_range(0..moves.len())])
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! Also the checks of damaged files that [`super::super::mces`] uses.
+    use super::*;
+
+    /// Each of `cases` (name, bytes, part of the message) written to `path` fails `load` with
+    /// an error naming the file and ending with `remedy`.
+    pub(crate) fn assert_refused<T>(
+        path: &Path,
+        remedy: &str,
+        load: impl Fn(&Path) -> Result<T>,
+        cases: Vec<(&str, Vec<u8>, &str)>,
+    ) {
+        for (case, bytes, problem) in cases {
+            std::fs::write(path, bytes).unwrap();
+            let e = load(path).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(
+                e.contains(&path.display().to_string())
+                    && e.contains(problem)
+                    && e.ends_with(remedy),
+                "{case}: {e}"
+            );
+        }
+    }
+
+    /// The usual damage to a good file's bytes: cut short, a flipped byte, another format's
+    /// file, random bytes, nothing.
+    pub(crate) fn damaged(good: &[u8]) -> Vec<(&'static str, Vec<u8>, &'static str)> {
+        let mut flipped = good.to_vec();
+        flipped[good.len() - 3] ^= 0x08;
+        let foreign = Format {
+            kind: "c4-book",
+            version: 2,
+            remedy: "",
+        }
+        .encode(&good[40..]);
+        vec![
+            ("truncated", good[..good.len() - 1].to_vec(), "truncated"),
+            ("flipped", flipped, "checksum"),
+            ("foreign", foreign, "a c4-book file, not a"),
+            (
+                "random",
+                b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec(),
+                "no zero header",
+            ),
+            ("empty", Vec::new(), "no zero header"),
+        ]
+    }
+
+    fn small_table() -> QTable<TicTacToe> {
+        let mut t = QTable::<TicTacToe>::hashed();
+        let mut p = TicTacToe::new();
+        let r = t.row_mut(&p);
+        *t.value_mut(r, 4) = 0.5;
+        p.play(4);
+        let r = t.row_mut(&p);
+        *t.value_mut(r, 0) = -0.25;
+        t
+    }
+
+    #[test]
+    fn qtable_round_trips_and_damaged_files_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ttt.bin");
+        let table = small_table();
+        table.save(&path).unwrap();
+        let back = QTable::<TicTacToe>::load(&path).unwrap();
+        assert_eq!(back.len(), 2);
+        let mut p = TicTacToe::new();
+        assert_eq!((back.get(&p, 4), back.greedy(&p)), (0.5, Some(4)));
+        p.play(4);
+        assert_eq!(back.get(&p, 0), -0.25);
+        let good = std::fs::read(&path).unwrap();
+        let mut cases = damaged(&good);
+        cases[2].2 = "a c4-book file, not a qtable file";
+        assert_refused(&path, QTABLE.remedy, QTable::<TicTacToe>::load, cases);
+    }
+
+    #[test]
+    fn qtables_with_impossible_contents_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ttt.bin");
+        let record = |game: &str, actions: u32, rows: Vec<(u64, Vec<f32>)>| {
+            let r = Record {
+                game: game.into(),
+                actions,
+                rows,
+            };
+            QTABLE.encode(&postcard::to_allocvec(&r).unwrap())
+        };
+        let row = |key: u64| (key, vec![0.0; 9]);
+        let cases = vec![
+            (
+                "another game",
+                record("othello4", 9, vec![row(1)]),
+                "a Q-table for othello4, not for tictactoe",
+            ),
+            (
+                "actions",
+                record("tictactoe", 16, vec![row(1)]),
+                "tictactoe has 9 actions",
+            ),
+            (
+                "a short row",
+                record("tictactoe", 9, vec![row(1), (2, vec![0.0; 8])]),
+                "tictactoe has 9 actions",
+            ),
+            (
+                "not a number",
+                record("tictactoe", 9, vec![(1, vec![f32::NAN; 9])]),
+                "not a number",
+            ),
+            (
+                "twice",
+                record("tictactoe", 9, vec![row(1), row(2), row(1)]),
+                "a position is there twice",
+            ),
+        ];
+        assert_refused(&path, QTABLE.remedy, QTable::<TicTacToe>::load, cases);
     }
 }

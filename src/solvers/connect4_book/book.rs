@@ -1,0 +1,327 @@
+//! The opening book: the exact score of every position with at most some number of stones,
+//! keyed by canonical key, built once by [`build_book`] and consulted inside the search.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::core::files::{ensure, Format};
+use crate::core::progress;
+use crate::games::connect4::{HEIGHT, WIDTH};
+use crate::games::{Connect4, Game};
+use crate::solvers::connect4::{Position, ScoreSource, Solver, MAX_SCORE, MIN_SCORE};
+
+/// The book file: version 2 puts the book inside the checked header of [`Format`].
+const BOOK: Format = Format {
+    kind: "c4-book",
+    version: 2,
+    remedy: "rebuild it with `zero solve --build-book DEPTH`",
+};
+
+/// Every key of a position is below this: one bit per cell plus one per column.
+pub(super) const KEY_LIMIT: u64 = 1 << ((HEIGHT + 1) * WIDTH);
+
+/// Exact scores of every position with at most `depth` stones, keyed by canonical key.
+pub struct Book {
+    depth: u32,
+    /// Sorted, without repeats.
+    keys: Vec<u64>,
+    scores: Vec<i8>,
+}
+
+/// The payload of a book file.
+#[derive(Serialize, Deserialize)]
+struct BookFile {
+    depth: u32,
+    keys: Vec<u64>,
+    scores: Vec<i8>,
+}
+
+impl Book {
+    fn from_map(depth: u32, map: &HashMap<u64, i8>) -> Book {
+        let mut entries: Vec<(u64, i8)> = map.iter().map(|(&k, &s)| (k, s)).collect();
+        entries.sort_unstable();
+        Book {
+            depth,
+            keys: entries.iter().map(|e| e.0).collect(),
+            scores: entries.iter().map(|e| e.1).collect(),
+        }
+    }
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+    pub fn get(&self, canonical_key: u64) -> Option<i32> {
+        self.keys
+            .binary_search(&canonical_key)
+            .ok()
+            .map(|i| self.scores[i] as i32)
+    }
+    pub fn path(dir: &Path, depth: u32) -> PathBuf {
+        dir.join(format!("book-{depth}.bin"))
+    }
+    /// Loads a book, checking its header and that its keys are sorted, its scores possible
+    /// and its depth within the board.
+    pub fn load(path: &Path) -> Result<Book> {
+        let file: BookFile = BOOK.load(path)?;
+        let check = |condition: bool, problem: &str| ensure(&BOOK, path, condition, problem);
+        check(
+            file.depth as usize <= WIDTH * HEIGHT,
+            &format!(
+                "depth {} on a board of {} cells",
+                file.depth,
+                WIDTH * HEIGHT
+            ),
+        )?;
+        check(
+            file.keys.len() == file.scores.len(),
+            &format!("{} keys for {} scores", file.keys.len(), file.scores.len()),
+        )?;
+        check(
+            file.keys.windows(2).all(|w| w[0] < w[1]),
+            "its keys are not sorted",
+        )?;
+        check(
+            file.keys.last().is_none_or(|&k| k < KEY_LIMIT),
+            "a key is not a position's",
+        )?;
+        check(
+            file.scores
+                .iter()
+                .all(|&s| (MIN_SCORE..=MAX_SCORE).contains(&(s as i32))),
+            &format!("a score is outside {MIN_SCORE}..={MAX_SCORE}"),
+        )?;
+        Ok(Book {
+            depth: file.depth,
+            keys: file.keys,
+            scores: file.scores,
+        })
+    }
+    /// Writes the book atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let file = BookFile {
+            depth: self.depth,
+            keys: self.keys.clone(),
+            scores: self.scores.clone(),
+        };
+        BOOK.save(path, &file)
+    }
+    /// The deepest `book-N.bin` in `dir`, if any.
+    pub fn find_deepest(dir: &Path) -> Option<PathBuf> {
+        let entries = std::fs::read_dir(dir).ok()?;
+        entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                let depth: u32 = name
+                    .strip_prefix("book-")?
+                    .strip_suffix(".bin")?
+                    .parse()
+                    .ok()?;
+                Some((depth, e.path()))
+            })
+            .max_by_key(|(d, _)| *d)
+            .map(|(_, p)| p)
+    }
+}
+
+impl ScoreSource for Arc<Book> {
+    fn max_moves(&self) -> i32 {
+        self.depth as i32
+    }
+    fn score(&self, canonical_key: u64) -> Option<i32> {
+        self.get(canonical_key)
+    }
+}
+
+/// Every distinct position (up to mirror symmetry) with `depth` stones that is not over.
+fn positions_at(depth: u32) -> Vec<Position> {
+    let mut level = vec![Connect4::new()];
+    for _ in 0..depth {
+        let mut seen = std::collections::HashSet::new();
+        let mut next = Vec::new();
+        for g in &level {
+            for m in g.legal_moves() {
+                let mut c = *g;
+                c.play(m);
+                if c.outcome().is_some() {
+                    continue;
+                }
+                if seen.insert(Position::from_game(&c).canonical_key().0) {
+                    next.push(c);
+                }
+            }
+        }
+        level = next;
+    }
+    level.iter().map(Position::from_game).collect()
+}
+
+/// Statistics of a finished book.
+#[derive(Clone, Debug, Serialize)]
+pub struct BookReport {
+    pub depth: u32,
+    pub positions: usize,
+    pub seconds: f64,
+    pub nodes: u64,
+    pub path: String,
+    pub bytes: u64,
+}
+
+/// Solves every position with at most `depth` stones, deepest first so that each shallower
+/// level is answered from the book after one ply, and writes the book to `dir`.
+pub fn build_book(
+    depth: u32,
+    dir: &Path,
+    table_entries: usize,
+    progress: bool,
+) -> Result<BookReport> {
+    let start = std::time::Instant::now();
+    let mut solver = Solver::new(table_entries);
+    let mut map: HashMap<u64, i8> = HashMap::new();
+    for d in (0..=depth).rev() {
+        let level = positions_at(d);
+        let task = progress::task(
+            level.len() as u64,
+            &format!("positions of ply {d}"),
+            progress,
+        );
+        for p in &level {
+            let s = solver.solve(p);
+            map.insert(p.canonical_key().0, s as i8);
+            task.inc(1);
+        }
+        drop(task);
+        solver.set_book(Box::new(Arc::new(Book::from_map(depth, &map))));
+    }
+    let book = Book::from_map(depth, &map);
+    let path = Book::path(dir, depth);
+    book.save(&path)?;
+    let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    Ok(BookReport {
+        depth,
+        positions: book.len(),
+        seconds: start.elapsed().as_secs_f64(),
+        nodes: solver.nodes(),
+        path: path.display().to_string(),
+        bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_counted_up_to_mirror_images() {
+        assert_eq!(positions_at(0).len(), 1);
+        // Columns 1/7, 2/6, 3/5 and 4.
+        assert_eq!(positions_at(1).len(), 4);
+        // 49 two-stone positions, all distinct; mirroring pairs them up except 4-4.
+        let two = positions_at(2);
+        assert_eq!(two.len(), 25);
+        let mut keys: Vec<u64> = two.iter().map(|p| p.canonical_key().0).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), 25);
+    }
+
+    fn small_book() -> Book {
+        let mut map = HashMap::new();
+        map.insert(12345u64, 3i8);
+        map.insert(7u64, -2i8);
+        Book::from_map(1, &map)
+    }
+
+    #[test]
+    fn book_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Book::path(dir.path(), 1);
+        small_book().save(&path).unwrap();
+        assert_eq!(Book::find_deepest(dir.path()), Some(path.clone()));
+        let back = Book::load(&path).unwrap();
+        assert_eq!((back.depth(), back.len()), (1, 2));
+        assert_eq!(back.get(7), Some(-2));
+        assert_eq!(back.get(12345), Some(3));
+        assert_eq!(back.get(8), None);
+    }
+
+    #[test]
+    fn damaged_books_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Book::path(dir.path(), 1);
+        small_book().save(&path).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let mut flipped = good.clone();
+        flipped[good.len() - 2] ^= 0x04;
+        let foreign = Format {
+            kind: "c4-cache",
+            version: 2,
+            remedy: "",
+        }
+        .stream_header();
+        let cases: [(&str, Vec<u8>, &str); 5] = [
+            ("truncated", good[..good.len() - 1].to_vec(), "truncated"),
+            ("flipped", flipped, "checksum"),
+            ("foreign", foreign, "a c4-cache file, not a c4-book file"),
+            (
+                "random",
+                b"not a book at all, no".to_vec(),
+                "no zero header",
+            ),
+            ("empty", Vec::new(), "no zero header"),
+        ];
+        for (case, bytes, problem) in cases {
+            std::fs::write(&path, bytes).unwrap();
+            let e = Book::load(&path).err().unwrap().to_string();
+            assert!(
+                e.contains(&path.display().to_string())
+                    && e.contains(problem)
+                    && e.ends_with(BOOK.remedy),
+                "{case}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn books_with_impossible_contents_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Book::path(dir.path(), 1);
+        let file = |depth: u32, keys: Vec<u64>, scores: Vec<i8>| BookFile {
+            depth,
+            keys,
+            scores,
+        };
+        let cases = [
+            (file(43, vec![1], vec![0]), "depth 43"),
+            (file(1, vec![1, 2], vec![0]), "2 keys for 1 scores"),
+            (file(1, vec![2, 1], vec![0, 0]), "not sorted"),
+            (file(1, vec![2, 2], vec![0, 0]), "not sorted"),
+            (file(1, vec![1, 1 << 49], vec![0, 0]), "not a position's"),
+            (
+                file(1, vec![1], vec![MAX_SCORE as i8 + 1]),
+                "a score is outside",
+            ),
+            (
+                file(1, vec![1], vec![MIN_SCORE as i8 - 1]),
+                "a score is outside",
+            ),
+        ];
+        for (bad, problem) in cases {
+            BOOK.save(&path, &bad).unwrap();
+            let e = Book::load(&path).err().unwrap().to_string();
+            assert!(
+                e.contains("book-1.bin") && e.contains(problem) && e.ends_with(BOOK.remedy),
+                "{e}"
+            );
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The solver with the book inside its search and the cache in front of it: exact scores of
+//! positions and of moves, and the optimal moves.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+use super::{Book, Cache};
+use crate::games::connect4::WIDTH;
+use crate::solvers::connect4::{Position, Solver};
+
+/// A solver with the book inside its search and the cache in front of it.
+pub struct Oracle {
+    pub solver: Solver,
+    book: Option<Arc<Book>>,
+    cache: Option<Cache>,
+}
+
+/// Where an answer came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Book,
+    Cache,
+    Search,
+}
+
+impl Oracle {
+    /// A solver with a table of `table_entries`; with `dir`, the deepest book and the cache
+    /// found there.
+    pub fn new(table_entries: usize, dir: Option<&Path>) -> Result<Oracle> {
+        let mut solver = Solver::new(table_entries);
+        let (mut book, mut cache) = (None, None);
+        if let Some(dir) = dir {
+            if let Some(path) = Book::find_deepest(dir) {
+                let b = Arc::new(Book::load(&path)?);
+                solver.set_book(Box::new(b.clone()));
+                book = Some(b);
+            }
+            cache = Some(Cache::open(dir)?);
+        }
+        Ok(Oracle {
+            solver,
+            book,
+            cache,
+        })
+    }
+    pub fn book_depth(&self) -> Option<u32> {
+        self.book.as_ref().map(|b| b.depth())
+    }
+    fn known(&self, p: &Position) -> Option<(i32, Source)> {
+        let (key, _) = p.canonical_key();
+        if let Some(b) = &self.book {
+            if p.moves() as u32 <= b.depth() {
+                if let Some(s) = b.get(key) {
+                    return Some((s, Source::Book));
+                }
+            }
+        }
+        self.cache
+            .as_ref()
+            .and_then(|c| c.get(key))
+            .map(|s| (s, Source::Cache))
+    }
+    fn remember(&mut self, p: &Position, score: i32) -> Result<()> {
+        if let Some(c) = &mut self.cache {
+            c.insert(p.canonical_key().0, score)?;
+        }
+        Ok(())
+    }
+    /// The exact score of a position that is not over.
+    pub fn solve(&mut self, p: &Position) -> Result<(i32, Source)> {
+        if let Some(known) = self.known(p) {
+            return Ok(known);
+        }
+        let s = self.solver.solve(p);
+        self.remember(p, s)?;
+        Ok((s, Source::Search))
+    }
+    /// The score of a position that is not over if it is below `hi`, else some value >= `hi`.
+    fn solve_below(&mut self, p: &Position, hi: i32) -> Result<i32> {
+        if let Some((s, _)) = self.known(p) {
+            return Ok(s);
+        }
+        let key = p.canonical_key().0;
+        if let Some(lower) = self.cache.as_ref().and_then(|c| c.lower_bound(key)) {
+            if lower >= hi {
+                return Ok(lower);
+            }
+        }
+        let s = self.solver.solve_range(p, i32::MIN / 2, hi);
+        if let Some(c) = &mut self.cache {
+            if s < hi {
+                c.insert(key, s)?;
+            } else {
+                c.insert_lower_bound(key, s)?;
+            }
+        }
+        Ok(s)
+    }
+    /// The exact score of every legal move (by column), from the mover's view.
+    pub fn move_scores(&mut self, p: &Position) -> Result<[Option<i32>; WIDTH]> {
+        let mut out = [None; WIDTH];
+        for (col, slot) in out.iter_mut().enumerate() {
+            if !p.can_play(col) {
+                continue;
+            }
+            *slot = Some(if p.is_winning_move(col) {
+                p.win_now_score()
+            } else {
+                let mut child = *p;
+                child.play_col(col);
+                -self.solve(&child)?.0
+            });
+        }
+        Ok(out)
+    }
+    /// The columns of the optimal moves and their score. A child only needs an exact score
+    /// when it is at least as good as the best so far, so the others are refuted by a single
+    /// null-window search each.
+    pub fn best_moves(&mut self, p: &Position) -> Result<(Vec<usize>, i32)> {
+        let mut best = i32::MIN / 2;
+        let mut cols = Vec::new();
+        for col in [3, 2, 4, 1, 5, 0, 6] {
+            if !p.can_play(col) {
+                continue;
+            }
+            let score = if p.is_winning_move(col) {
+                p.win_now_score()
+            } else {
+                let mut child = *p;
+                child.play_col(col);
+                // The child's score is exact when below -best + 1, i.e. when the move is no
+                // worse than the best so far.
+                -self.solve_below(&child, -best + 1)?
+            };
+            if score > best {
+                best = score;
+                cols.clear();
+            }
+            if score == best {
+                cols.push(col);
+            }
+        }
+        if cols.is_empty() {
+            bail!("no legal move: the game is over");
+        }
+        cols.sort_unstable();
+        Ok((cols, best))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Connect4, Game};
+
+    #[test]
+    fn a_damaged_book_or_cache_stops_the_oracle() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        // 2252576253462244111563365343671351441: score -1 (Pons' Test_L3_R1).
+        let mut p = Position::from_game(&Connect4::new());
+        for c in "2252576253462244111563365343671351441".bytes() {
+            p.play_col((c - b'1') as usize);
+        }
+        {
+            let mut oracle = Oracle::new(1 << 16, Some(dir)).unwrap();
+            assert_eq!(oracle.solve(&p).unwrap(), (-1, Source::Search));
+        }
+        assert_eq!(
+            Oracle::new(1 << 16, Some(dir)).unwrap().solve(&p).unwrap(),
+            (-1, Source::Cache)
+        );
+        let cache = dir.join("cache.bin");
+        let mut bytes = std::fs::read(&cache).unwrap();
+        let n = bytes.len();
+        bytes[n - 3] ^= 0x01;
+        std::fs::write(&cache, &bytes).unwrap();
+        let e = Oracle::new(1 << 16, Some(dir)).err().unwrap().to_string();
+        assert!(e.contains("cache.bin") && e.contains("only a cache"), "{e}");
+        std::fs::remove_file(&cache).unwrap();
+        std::fs::write(Book::path(dir, 4), b"garbage").unwrap();
+        let e = Oracle::new(1 << 16, Some(dir)).err().unwrap().to_string();
+        assert!(
+            e.contains("book-4.bin") && e.contains("--build-book"),
+            "{e}"
+        );
+        // Without the files nothing is read.
+        assert!(Oracle::new(1 << 16, None).is_ok());
+    }
+}
