@@ -6,7 +6,13 @@ use super::{Game, GameError, Move, Moves, Outcome, Player, Symmetry};
 
 pub const WIDTH: usize = 7;
 pub const HEIGHT: usize = 6;
-const H1: usize = HEIGHT + 1;
+/// Bits a column takes: its cells and a sentinel above them that stays empty, so that no line
+/// wraps from the top of one column into the next and `current + mask` never carries out of a
+/// column. A shift by 1 is a step up, by `H1` one column over, `H1 - 1` and `H1 + 1` the diagonals.
+pub const H1: usize = HEIGHT + 1;
+/// Columns from the centre out, the order in which moves are worth trying when nothing else
+/// tells them apart: a central stone lies on more lines of four.
+pub const COLUMN_ORDER: [usize; WIDTH] = [3, 2, 4, 1, 5, 0, 6];
 
 const fn bottom_mask() -> u64 {
     let mut m = 0u64;

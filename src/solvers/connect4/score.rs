@@ -1,0 +1,83 @@
+//! Pons' score scale, and what a score means in words.
+//!
+//! 0 is a draw. A side has at most `CELLS / 2` = 21 stones; winning with its k-th scores
+//! `WIN_BASE - k` = 22 - k, so that a quicker win scores more and a win with the last stone
+//! still scores 1. Losing to the opponent's k-th stone scores -(22 - k).
+
+use crate::games::connect4::{HEIGHT, WIDTH};
+
+/// Cells on the board; scores are computed from it, hence `i32`.
+pub(super) const CELLS: i32 = (WIDTH * HEIGHT) as i32;
+/// Winning with the k-th stone scores `WIN_BASE - k`.
+const WIN_BASE: i32 = CELLS / 2 + 1;
+/// The lowest score a position can have: losing to the opponent's 4th stone.
+pub(super) const MIN_SCORE: i32 = -(CELLS / 2) + 3;
+/// The highest score a position can have: winning with the 4th stone.
+pub(super) const MAX_SCORE: i32 = (CELLS + 1) / 2 - 3;
+
+/// The outcome a score means, in words, naming the side to move (first or second player).
+pub fn describe_score(score: i32, moves: i32) -> String {
+    let (mover, other) = if moves % 2 == 0 {
+        ("first player", "second player")
+    } else {
+        ("second player", "first player")
+    };
+    if score == 0 {
+        return format!("draw with best play ({mover} to move)");
+    }
+    let k = WIN_BASE - score.abs();
+    if score > 0 {
+        // The mover has played moves / 2 stones (rounded down).
+        let from_now = k - moves / 2;
+        format!(
+            "{mover} (to move) wins with its {} stone, the {} from now",
+            ordinal(k),
+            ordinal(from_now)
+        )
+    } else {
+        // The other side has played (moves + 1) / 2 stones (rounded down).
+        let from_now = k - (moves + 1) / 2;
+        format!(
+            "{mover} (to move) loses: the {other} wins with its {} stone, the {} from now",
+            ordinal(k),
+            ordinal(from_now)
+        )
+    }
+}
+
+fn ordinal(n: i32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scale_ends_at_a_win_with_the_fourth_stone() {
+        assert_eq!((MIN_SCORE, MAX_SCORE), (-(WIN_BASE - 4), WIN_BASE - 4));
+    }
+
+    #[test]
+    fn scores_in_words() {
+        assert_eq!(
+            describe_score(18, 4),
+            "first player (to move) wins with its 4th stone, the 2nd from now"
+        );
+        assert_eq!(
+            describe_score(-15, 11),
+            "second player (to move) loses: the first player wins with its 7th stone, the 1st from now"
+        );
+        assert_eq!(
+            describe_score(0, 3),
+            "draw with best play (second player to move)"
+        );
+    }
+}
