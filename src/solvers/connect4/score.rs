@@ -11,9 +11,9 @@ pub(super) const CELLS: i32 = (WIDTH * HEIGHT) as i32;
 /// Winning with the k-th stone scores `WIN_BASE - k`.
 const WIN_BASE: i32 = CELLS / 2 + 1;
 /// The lowest score a position can have: losing to the opponent's 4th stone.
-pub(super) const MIN_SCORE: i32 = -(CELLS / 2) + 3;
+pub const MIN_SCORE: i32 = -(CELLS / 2) + 3;
 /// The highest score a position can have: winning with the 4th stone.
-pub(super) const MAX_SCORE: i32 = (CELLS + 1) / 2 - 3;
+pub const MAX_SCORE: i32 = (CELLS + 1) / 2 - 3;
 
 /// The outcome a score means, in words, naming the side to move (first or second player).
 pub fn describe_score(score: i32, moves: i32) -> String {

@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use super::{Book, Cache};
-use crate::games::connect4::WIDTH;
+use crate::games::connect4::{COLUMN_ORDER, WIDTH};
 use crate::solvers::connect4::{Position, Solver};
 
 /// A solver with the book inside its search and the cache in front of it.
@@ -123,7 +123,7 @@ impl Oracle {
     pub fn best_moves(&mut self, p: &Position) -> Result<(Vec<usize>, i32)> {
         let mut best = i32::MIN / 2;
         let mut cols = Vec::new();
-        for col in [3, 2, 4, 1, 5, 0, 6] {
+        for col in COLUMN_ORDER {
             if !p.can_play(col) {
                 continue;
             }
