@@ -14,12 +14,6 @@ use zero::arena::{play_match, MatchOptions};
 use zero::games::{GameKind, TicTacToe};
 use zero::nn::{default_device, Net, Shape};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("zero-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 fn lines(path: &std::path::Path) -> usize {
     std::fs::read_to_string(path)
         .map(|t| t.lines().count())
@@ -28,7 +22,8 @@ fn lines(path: &std::path::Path) -> usize {
 
 #[test]
 fn tiny_cycle_runs_and_resumes() {
-    let dir = temp_dir("cycle");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
     let cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     let mut reports = Vec::new();
@@ -73,12 +68,12 @@ fn tiny_cycle_runs_and_resumes() {
     .expect("loading a tic-tac-toe model as Connect Four must fail")
     .to_string();
     assert!(e.contains("tictactoe model"), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_trained_network_beats_the_untrained_one() {
-    let dir = temp_dir("learn");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     cfg.arch = zero::nn::Arch::Resnet {
@@ -130,7 +125,6 @@ fn a_trained_network_beats_the_untrained_one() {
         "trained vs untrained: {:?}",
         r.total
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Tic-tac-toe positions from random games, with uniform policies over the legal moves and
@@ -190,7 +184,8 @@ fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
 #[test]
 fn interrupted_training_resumes_exactly() {
     use zero::alphazero::train::{train, Checkpointing};
-    let dir = temp_dir("checkpoint");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     cfg.train_steps = 40;
     let samples = random_samples(300, 3);
@@ -255,5 +250,4 @@ fn interrupted_training_resumes_exactly() {
         .expect_err("another shape")
         .to_string();
     assert!(e.contains("unusable") && e.contains("shape"), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

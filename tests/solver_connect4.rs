@@ -173,8 +173,8 @@ fn malformed_positions_are_errors() {
 
 #[test]
 fn cache_answers_a_solved_position_again() {
-    let dir = std::env::temp_dir().join(format!("zero-c4-cache-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let p = pos(&cases("Test_L2_R1")[0].0);
     let want = cases("Test_L2_R1")[0].1;
     {
@@ -183,7 +183,6 @@ fn cache_answers_a_solved_position_again() {
     }
     let mut o = Oracle::new(1 << 18, Some(&dir)).unwrap();
     assert_eq!(o.solve(&p).unwrap(), (want, Source::Cache));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// From won and drawn middle-game positions the solver player, against random moves, wins the
@@ -191,8 +190,8 @@ fn cache_answers_a_solved_position_again() {
 /// predicted number of stones when winning.
 #[test]
 fn solver_player_keeps_its_result_against_random() {
-    let dir = std::env::temp_dir().join(format!("zero-c4-player-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().to_path_buf();
     let mut solver = SolverAgent::new(&dir);
     let mut random = RandomAgent::new();
     let mut won = 0;
@@ -226,5 +225,4 @@ fn solver_player_keeps_its_result_against_random() {
         }
     }
     assert!(won > 0);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -38,10 +38,11 @@ fn config(episodes: u64, side: Side, target: Target, seed: u64) -> Config {
     }
 }
 
-fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("zero-tabular-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A path in a directory of its own, removed when the returned guard is dropped.
+fn temp_path(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    (dir, path)
 }
 
 #[test]
@@ -93,7 +94,7 @@ fn tictactoe_self_play_never_loses_to_a_perfect_player() {
     let g = grade(table);
     assert_eq!((g.worst_case.first, g.worst_case.second), (0, 0));
     // and in 1,000 games against a perfect player choosing among its best moves at random
-    let path = temp_path("ttt-self.bin");
+    let (_path_dir, path) = temp_path("ttt-self.bin");
     table.save(&path).unwrap();
     let spec: PlayerSpec = format!("ql:{}", path.display()).parse().unwrap();
     let opts = MatchOptions {
@@ -184,7 +185,7 @@ fn play_side(
     opponent: &mut dyn Agent<Othello4>,
     games: u64,
 ) -> [u64; 3] {
-    let path = temp_path(&format!("othello-{side:?}.bin"));
+    let (_path_dir, path) = temp_path(&format!("othello-{side:?}.bin"));
     table.save(&path).unwrap();
     let mut ql = QAgent::new(QTable::<Othello4>::load(&path).unwrap());
     let mut results = [0; 3];
@@ -274,7 +275,7 @@ fn mces_learns_the_optimal_policy_up_to_close_cells() {
         }
     }
     // save and load give the same learner; a changed byte count is an error
-    let path = temp_path("mces.bin");
+    let (_path_dir, path) = temp_path("mces.bin");
     learner.save(&path).unwrap();
     let back = Mces::load(&path).unwrap();
     assert_eq!(back.policy, learner.policy);
@@ -289,7 +290,7 @@ fn mces_learns_the_optimal_policy_up_to_close_cells() {
 #[test]
 fn qtable_files_roundtrip_and_bad_files_are_clear_errors() {
     let table = tictactoe_self_play();
-    let path = temp_path("ttt.bin");
+    let (_path_dir, path) = temp_path("ttt.bin");
     table.save(&path).unwrap();
     let back = QTable::<TicTacToe>::load(&path).unwrap();
     assert_eq!(back.len(), table.len());
@@ -314,12 +315,12 @@ fn qtable_files_roundtrip_and_bad_files_are_clear_errors() {
     let e = QTable::<Othello4>::load(&path).unwrap_err().to_string();
     assert!(e.contains("for tictactoe, not for othello4"), "{e}");
     // another kind of file
-    let mces = temp_path("other.bin");
+    let (_mces_dir, mces) = temp_path("other.bin");
     Mces::new().save(&mces).unwrap();
     let e = QTable::<TicTacToe>::load(&mces).unwrap_err().to_string();
     assert!(e.contains("a mces file, not a qtable file"), "{e}");
     // garbage, a truncated file, a missing file, another version
-    let bad = temp_path("bad.bin");
+    let (_bad_dir, bad) = temp_path("bad.bin");
     std::fs::write(&bad, b"\x89PNG garbage").unwrap();
     let e = QTable::<TicTacToe>::load(&bad).unwrap_err().to_string();
     assert!(e.contains("not a qtable file of zero"), "{e}");
@@ -330,7 +331,7 @@ fn qtable_files_roundtrip_and_bad_files_are_clear_errors() {
         e.contains("truncated") && e.ends_with("`zero qlearn`"),
         "{e}"
     );
-    let e = QTable::<TicTacToe>::load(&temp_path("missing.bin"))
+    let e = QTable::<TicTacToe>::load(&temp_path("missing.bin").1)
         .unwrap_err()
         .to_string();
     assert!(e.contains("cannot read"), "{e}");

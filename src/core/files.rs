@@ -167,6 +167,9 @@ impl Format {
 
     /// Checks magic, kind and version at the start of `bytes`.
     fn check_start(&self, path: &Path, bytes: &[u8]) -> Result<()> {
+        if bytes.starts_with(MAGIC) && bytes.len() < STREAM_HEADER_BYTES {
+            return Err(self.error(path, "truncated inside its header".to_string()));
+        }
         if bytes.len() < STREAM_HEADER_BYTES || &bytes[..8] != MAGIC {
             return Err(self.error(
                 path,
@@ -310,6 +313,10 @@ mod tests {
             "{e}"
         );
         let e = err(&good[..10]);
+        assert!(e.contains("truncated inside its header"), "{e}");
+        let e = err(&good[..30]);
+        assert!(e.contains("truncated inside its header"), "{e}");
+        let e = err(b"ZEROFIL");
         assert!(e.contains("no zero header"), "{e}");
         let mut flipped = good.clone();
         *flipped.last_mut().unwrap() ^= 1;
