@@ -43,6 +43,13 @@ const EXPANDED: u8 = 1;
 const TERMINAL: u8 = 2;
 const PENDING: u8 = 3;
 
+/// Dirichlet alpha times the number of legal moves, when the configuration sets no alpha.
+const DIRICHLET_TOTAL: f32 = 10.0;
+
+/// Batches in a row that found no leaf to evaluate before a search gives up: only a tree whose
+/// every line ends in a finished game (or waits on a pending leaf) does that so long.
+const MAX_STALLED_BATCHES: u32 = 1000;
+
 /// Virtual loss added on the way down so that concurrent leaves spread out.
 const VIRTUAL_LOSS: f32 = 1.0;
 
@@ -196,7 +203,10 @@ impl<G: Game> Tree<G> {
         let alpha = if cfg.dirichlet_alpha > 0.0 {
             cfg.dirichlet_alpha
         } else {
-            10.0 / n as f32
+            // The noise's total concentration stays 10 whatever the branching, as in
+            // AlphaZero's choices (0.3 for chess's ~30 moves, 0.03 for Go's ~360) and KataGo's
+            // scaling by legal moves: a 3-move and a 7-move root are perturbed alike.
+            DIRICHLET_TOTAL / n as f32
         };
         let Ok(gamma) = Gamma::new(alpha as f64, 1.0) else {
             return;
@@ -500,7 +510,7 @@ pub fn search<G: Game, E: LeafEvaluator<G>>(
             // Only collisions or terminals: terminals still add visits; guard against a
             // tree with nothing left to explore.
             stalls += 1;
-            if stalls > 1000 {
+            if stalls > MAX_STALLED_BATCHES {
                 break;
             }
             continue;
