@@ -90,17 +90,6 @@ impl Connect4 {
             self.current ^ self.mask
         }
     }
-    /// The position from the bitboards (no check that it is reachable).
-    pub fn from_bitboards(current: u64, mask: u64) -> Connect4 {
-        let moves = mask.count_ones() as u8;
-        let opponent = current ^ mask;
-        Connect4 {
-            current,
-            mask,
-            moves,
-            won: has_four(opponent),
-        }
-    }
 
     fn cell(&self, row: usize, col: usize) -> Option<Player> {
         let bit = 1u64 << (col * H1 + row);

@@ -47,9 +47,6 @@ impl Oracle {
             cache,
         })
     }
-    pub fn book_depth(&self) -> Option<u32> {
-        self.book.as_ref().map(|b| b.depth())
-    }
     fn known(&self, p: &Position) -> Option<(i32, Source)> {
         let (key, _) = p.canonical_key();
         if let Some(b) = &self.book {
