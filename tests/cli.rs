@@ -139,3 +139,36 @@ fn accuracy_grades_players_against_the_solver_labels() {
         "connect4 only",
     );
 }
+
+#[test]
+fn a_closed_stdout_ends_the_program_quietly() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    // Far more output than a pipe holds: 100,000 end-game positions (solved in microseconds)
+    // from stdin.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zero"))
+        .args(["solve", "--no-cache", "--weak"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the zero binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        // Fails once the program has gone, which is the point.
+        let _ = stdin.write_all(
+            "2252576253462244111563365343671351441\n"
+                .repeat(100_000)
+                .as_bytes(),
+        );
+    });
+    // Read one byte, then hang up, as `| head -c 1` does.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -74,6 +74,7 @@ enum Command {
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
+    restore_default_sigpipe();
     let cli = Cli::parse();
     progress::install(Box::new(ProgressBars));
     set_torch_threads();
@@ -107,6 +108,15 @@ pub fn main() -> i32 {
             }
             1
         }
+    }
+}
+
+/// Makes a closed stdout end the program quietly, as it does other Unix tools
+/// (`zero blackjack optimal | head`): Rust ignores SIGPIPE, so printing would panic instead.
+fn restore_default_sigpipe() {
+    // SAFETY: puts back the default action of a signal, before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
