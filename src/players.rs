@@ -9,6 +9,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use crate::agent::{Agent, RandomAgent};
 use crate::alphazero::player::net_agent;
+use crate::alphazero::policy_player::policy_agent;
 use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
 use crate::search::agent::rollout_agent;
 use crate::search::alphabeta::AlphaBetaAgent;
@@ -166,8 +167,11 @@ impl PlayerSpec {
     /// Builds a fresh player for game `G`.
     pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
         let net = |path: PathBuf| -> Result<Box<dyn Agent<G>>> {
-            let sims = ctx.sims.unwrap_or(DEFAULT_NET_SIMS);
-            Ok(Box::new(net_agent::<G>(&path, sims, ctx.random_plies)?))
+            match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {
+                // No search: the network's own choice, so that it can be graded alone.
+                0 => Ok(Box::new(policy_agent::<G>(&path, ctx.random_plies)?)),
+                sims => Ok(Box::new(net_agent::<G>(&path, sims, ctx.random_plies)?)),
+            }
         };
         let agent: Result<Box<dyn Agent<G>>> = match self {
             PlayerSpec::Random => Ok(Box::new(RandomAgent::new())),

@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod net_evaluator;
 pub mod paths;
 pub mod player;
+pub mod policy_player;
 pub mod records;
 pub mod selfplay;
 pub mod stages;

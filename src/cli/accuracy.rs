@@ -21,7 +21,7 @@ pub struct Args {
     /// Grade only the first N positions of each file.
     #[arg(long)]
     limit: Option<usize>,
-    /// Simulations per move for network players.
+    /// Simulations per move for network players (0: the network alone, its most likely move).
     #[arg(long)]
     sims: Option<u32>,
     #[arg(long, default_value = "models")]

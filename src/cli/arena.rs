@@ -25,7 +25,7 @@ pub struct Args {
     /// Threads (default: every core; 1 with a human player).
     #[arg(long)]
     threads: Option<usize>,
-    /// Simulations per move for network players.
+    /// Simulations per move for network players (0: the network alone, its most likely move).
     #[arg(long)]
     sims: Option<u32>,
     /// Opening plies that network players choose by sampling, so their games differ.

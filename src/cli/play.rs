@@ -18,7 +18,7 @@ pub struct Args {
     /// Let the opponent move first.
     #[arg(long)]
     second: bool,
-    /// Simulations per move for network players.
+    /// Simulations per move for network players (0: the network alone, its most likely move).
     #[arg(long)]
     sims: Option<u32>,
     #[arg(long, default_value = "models")]
