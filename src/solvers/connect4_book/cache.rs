@@ -297,7 +297,11 @@ mod tests {
         let cases: Vec<(&str, Vec<u8>, &str)> = vec![
             ("old headerless cache", old, "no zero header"),
             ("empty", Vec::new(), "no zero header"),
-            ("truncated header", header[..20].to_vec(), "truncated inside its header"),
+            (
+                "truncated header",
+                header[..20].to_vec(),
+                "truncated inside its header",
+            ),
             ("flipped header", header_flipped, "no zero header"),
             ("version 1", version_1, "a c4-cache file of version 1"),
             ("foreign", book, "a c4-book file, not a c4-cache file"),
