@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::describe_stage;
-use super::run_args::RunArgs;
+use super::run_args::{BenchmarkPlayer, RunArgs};
 use crate::alphazero::cycle::run_cycle;
 use crate::alphazero::metrics::StageRecord;
 use crate::players::Playable;
@@ -49,7 +49,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         }
     };
     let benchmark = args.run.benchmark_player::<G>(&cfg, &paths)?;
-    let benchmark = benchmark.as_ref().map(|(n, f)| (n.as_str(), f.as_ref()));
+    let benchmark = benchmark.as_ref().map(BenchmarkPlayer::as_arg);
     let state = run_cycle::<G>(&cfg, &paths, args.iterations, benchmark, !json, &mut report)?;
     if !json {
         let models = if args.run.models == std::path::Path::new("models") {

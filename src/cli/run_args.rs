@@ -59,12 +59,12 @@ impl RunArgs {
         Ok((paths, cfg))
     }
 
-    /// The run's benchmark player, named, as a factory for the match threads.
+    /// The run's benchmark player, if it has one.
     pub fn benchmark_player<G: Playable>(
         &self,
         cfg: &RunConfig,
         paths: &RunPaths,
-    ) -> Result<Option<(String, Box<AgentFactory<'static, G>>)>> {
+    ) -> Result<Option<BenchmarkPlayer<G>>> {
         let Some(spec) = &cfg.benchmark else {
             return Ok(None);
         };
@@ -73,7 +73,23 @@ impl RunArgs {
             models_dir: paths.models.clone(),
             ..BuildContext::default()
         };
-        let name = spec.to_string();
-        Ok(Some((name, Box::new(move || spec.build::<G>(&ctx)))))
+        Ok(Some(BenchmarkPlayer {
+            name: spec.to_string(),
+            make: Box::new(move || spec.build::<G>(&ctx)),
+        }))
+    }
+}
+
+/// The fixed opponent `best` plays every iteration: its name and a factory for the match
+/// threads.
+pub struct BenchmarkPlayer<G> {
+    name: String,
+    make: Box<AgentFactory<'static, G>>,
+}
+
+impl<G> BenchmarkPlayer<G> {
+    /// As the pipeline takes it.
+    pub fn as_arg(&self) -> (&str, &AgentFactory<'static, G>) {
+        (&self.name, self.make.as_ref())
     }
 }

@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::describe_stage;
-use super::run_args::RunArgs;
+use super::run_args::{BenchmarkPlayer, RunArgs};
 use crate::alphazero::metrics::StageRecord;
 use crate::alphazero::stages::{stage_evaluate, stage_self_play, stage_train};
 use crate::alphazero::state::{read_state, Stage};
@@ -43,7 +43,7 @@ fn run_for<G: Playable>(which: Stage, args: &Args) -> Result<()> {
         ),
         Stage::Evaluate => {
             let benchmark = args.run.benchmark_player::<G>(&cfg, &paths)?;
-            let benchmark = benchmark.as_ref().map(|(n, f)| (n.as_str(), f.as_ref()));
+            let benchmark = benchmark.as_ref().map(BenchmarkPlayer::as_arg);
             let e = stage_evaluate::<G>(&cfg, &paths, iteration, benchmark, progress)?;
             StageRecord::evaluate(iteration, &e, started.elapsed().as_secs_f64())
         }

@@ -37,19 +37,6 @@ impl std::fmt::Display for GameKind {
     }
 }
 
-impl std::str::FromStr for GameKind {
-    type Err = anyhow::Error;
-    fn from_str(s: &str) -> anyhow::Result<GameKind> {
-        GameKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
-                anyhow::anyhow!("unknown game '{s}'; games are: {}", names.join(", "))
-            })
-    }
-}
-
 /// Runs a generic function for a board game chosen at run time:
 /// `with_board_game!(kind, G => body)` with `G` bound to the game type inside `body`.
 /// Blackjack is not a board game and gives an error.
