@@ -9,6 +9,7 @@ use zero::arena::{play_match, MatchOptions, MatchResult};
 use zero::games::{Connect4, Game, Othello4, TicTacToe};
 use zero::players::{BuildContext, Playable, PlayerSpec};
 use zero::search::alphabeta::AlphaBeta;
+use zero::search::mcts::{search, MctsConfig, Tree, UniformEvaluator};
 use zero::search::{heuristic_score, plies_to_end, score_sign, terminal_score};
 use zero::solvers::exhaustive::{best_moves, solve_value, SolveTable};
 
@@ -261,4 +262,83 @@ fn random_choices_follow_the_seed_not_the_threads() {
     assert_eq!((one.a_first, one.a_second), (two.a_first, two.a_second));
     let other = duel_on::<Othello4>("minimax:3", "random", 200, 15, 2);
     assert_ne!((one.a_first, one.a_second), (other.a_first, other.a_second));
+}
+
+/// The search's proofs (finished games backed up exactly, MCTS-solver) agree with the exact
+/// solver: given enough simulations a search with no knowledge at all proves the value of
+/// every small position, and every move it plays from a decided root keeps that value.
+fn search_proofs_agree_with_the_solver<G: Game>(positions: usize, min_plies: usize, seed: u64) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut table = SolveTable::new();
+    let mut proven = 0;
+    for _ in 0..positions {
+        let plies = rng.random_range(min_plies..=min_plies + 3);
+        let pos: G = random_position(&mut rng, plies);
+        if pos.outcome().is_some() {
+            continue;
+        }
+        let mut tree = Tree::new(pos.clone(), MctsConfig::default());
+        let mut search_rng = zero::core::rng::rng_from_seed(seed);
+        search(
+            &mut tree,
+            &mut UniformEvaluator,
+            200_000,
+            1,
+            &mut search_rng,
+        )
+        .unwrap();
+        let exact = score_sign(solve_value(&pos, &mut table)) as f32;
+        let Some(value) = tree.root_decided() else {
+            continue;
+        };
+        proven += 1;
+        assert_eq!(value, exact, "{pos:?}");
+        assert_eq!(tree.root_value(), exact);
+        let m = tree.pick_move(0.0, &mut search_rng).unwrap();
+        let mut child = pos.clone();
+        child.play(m);
+        let kept = -score_sign(solve_value(&child, &mut table)) as f32;
+        assert_eq!(kept, exact, "{pos:?}: move {m} does not keep the value");
+    }
+    assert!(
+        proven * 10 >= positions * 9,
+        "only {proven} of {positions} proven"
+    );
+}
+
+#[test]
+fn search_proofs_agree_with_the_solver_tictactoe() {
+    search_proofs_agree_with_the_solver::<TicTacToe>(60, 2, 11);
+}
+
+#[test]
+fn search_proofs_agree_with_the_solver_othello() {
+    search_proofs_agree_with_the_solver::<Othello4>(20, 8, 12);
+}
+
+#[test]
+fn search_sees_a_win_in_one_and_a_loss_in_two_without_simulations() {
+    let mut rng = zero::core::rng::rng_from_seed(1);
+    // X to move wins at once in the top right corner: one expansion proves it.
+    let pos = TicTacToe::parse_position("1427").unwrap();
+    let mut tree = Tree::new(pos, MctsConfig::default());
+    search(&mut tree, &mut UniformEvaluator, 1, 1, &mut rng).unwrap();
+    assert_eq!(tree.root_decided(), Some(1.0));
+    assert_eq!(tree.pick_move(0.0, &mut rng).unwrap(), 2);
+    assert_eq!(tree.policy()[2], 1.0);
+    // Connect Four: the second player must block column 4; every other move loses at once,
+    // which the search proves after one visit of each and so stops playing.
+    let pos = Connect4::parse_position("41414").unwrap();
+    let mut tree = Tree::new(pos, MctsConfig::default());
+    search(&mut tree, &mut UniformEvaluator, 30, 1, &mut rng).unwrap();
+    let kids = tree.root_children();
+    for (m, visits, q, _) in kids {
+        if m == 3 {
+            assert!(visits > 20, "the block gets the simulations: {visits}");
+        } else {
+            assert_eq!(q, -1.0, "move {m} is a proven loss");
+        }
+    }
+    assert_eq!(tree.pick_move(1.0, &mut rng).unwrap(), 3);
+    assert_eq!(tree.policy()[3], 1.0);
 }

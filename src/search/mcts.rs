@@ -5,6 +5,12 @@
 //! Values in the tree are stored from the view of the player who moved *into* a node, so a
 //! parent picks the child with the highest `w / n`. Every move (an Othello pass too) switches
 //! the side to move, so values just flip sign on the way up.
+//!
+//! Finished games met in the tree are exact, and so are the nodes they decide (MCTS-solver,
+//! Winands et al. 2008): a node one of whose children wins for the player moving into it is
+//! lost, a node all of whose children are decided takes the best of them. A decided node is
+//! never searched again: reaching it backs up its exact value at once, and the root plays a
+//! proven win and avoids proven losses, so simulations go to the lines still open.
 
 use anyhow::{bail, Result};
 use arrayvec::ArrayVec;
@@ -63,9 +69,13 @@ struct Node {
     /// Sum of values from the view of the player who moved into this node.
     value_sum: f32,
     prior: f32,
-    /// For a terminal node: its exact value for the player who moved into it.
-    terminal_value: f32,
+    /// For a decided node (a finished game, or one proven from its children): its exact
+    /// value for the player who moved into it, -1, 0 or 1; [`UNDECIDED`] otherwise.
+    proven: i8,
 }
+
+/// `Node::proven` of a node whose value is not known exactly.
+const UNDECIDED: i8 = i8::MIN;
 
 impl Node {
     fn new(mv: Move, prior: f32) -> Node {
@@ -77,7 +87,7 @@ impl Node {
             visits: 0,
             value_sum: 0.0,
             prior,
-            terminal_value: 0.0,
+            proven: UNDECIDED,
         }
     }
 }
@@ -138,23 +148,34 @@ impl<G: Game> Tree<G> {
         self.nodes[0].state == EXPANDED
     }
 
-    /// The root's value for the side to move there, in [-1, 1].
+    /// The root's value for the side to move there, in [-1, 1] (exact when it is decided).
     pub fn root_value(&self) -> f32 {
         let r = &self.nodes[0];
-        if r.visits == 0 {
+        if r.proven != UNDECIDED {
+            -(r.proven as f32)
+        } else if r.visits == 0 {
             0.0
         } else {
             -r.value_sum / r.visits as f32
         }
     }
 
-    /// (move, visits, value for the mover, prior) of each root child.
+    /// The root's exact value for the side to move there, once the search has proven it.
+    pub fn root_decided(&self) -> Option<f32> {
+        let r = &self.nodes[0];
+        (r.proven != UNDECIDED).then(|| -(r.proven as f32))
+    }
+
+    /// (move, visits, value for the mover, prior) of each root child; a decided child's value
+    /// is its exact one.
     pub fn root_children(&self) -> Vec<(Move, u32, f32, f32)> {
         let r = &self.nodes[0];
         (0..r.n_children as usize)
             .map(|i| {
                 let c = &self.nodes[r.first_child as usize + i];
-                let q = if c.visits > 0 {
+                let q = if c.proven != UNDECIDED {
+                    c.proven as f32
+                } else if c.visits > 0 {
                     c.value_sum / c.visits as f32
                 } else {
                     f32::NAN
@@ -164,20 +185,42 @@ impl<G: Game> Tree<G> {
             .collect()
     }
 
-    /// The visit distribution at the root, over all actions.
+    /// The root moves worth playing, each with its weight: the proven wins if there are any
+    /// (weighted by visits plus one, so each counts), else the moves not proven lost (by
+    /// visits), else every move.
+    fn root_choices(&self) -> ArrayVec<(Move, u32), 32> {
+        let r = &self.nodes[0];
+        let kids =
+            &self.nodes[r.first_child as usize..(r.first_child + r.n_children as u32) as usize];
+        let pick = |keep: &dyn Fn(&Node) -> bool, extra: u32| -> ArrayVec<(Move, u32), 32> {
+            kids.iter()
+                .filter(|c| keep(c))
+                .map(|c| (c.mv, c.visits + extra))
+                .collect()
+        };
+        let wins = pick(&|c| c.proven == 1, 1);
+        if !wins.is_empty() {
+            return wins;
+        }
+        let open = pick(&|c| c.proven != -1, 0);
+        if !open.is_empty() {
+            return open;
+        }
+        pick(&|_| true, 0)
+    }
+
+    /// The search's policy at the root, over all actions: the visit distribution over the moves
+    /// worth playing ([`Tree::root_choices`]), uniform when none has visits.
     pub fn policy(&self) -> Vec<f32> {
         let mut p = vec![0.0; G::NUM_ACTIONS];
-        let kids = self.root_children();
-        let total: u32 = kids.iter().map(|k| k.1).sum();
-        if total == 0 {
-            let n = kids.len().max(1) as f32;
-            for k in &kids {
-                p[k.0 as usize] = 1.0 / n;
-            }
-        } else {
-            for k in &kids {
-                p[k.0 as usize] = k.1 as f32 / total as f32;
-            }
+        let choices = self.root_choices();
+        let total: u32 = choices.iter().map(|k| k.1).sum();
+        for &(m, w) in &choices {
+            p[m as usize] = if total == 0 {
+                1.0 / choices.len() as f32
+            } else {
+                w as f32 / total as f32
+            };
         }
         p
     }
@@ -226,7 +269,8 @@ impl<G: Game> Tree<G> {
         }
     }
 
-    /// Walks down by PUCT to a leaf, adding virtual loss along the way.
+    /// Walks down by PUCT to a leaf, adding virtual loss along the way. A decided node on the
+    /// way (a finished game, or a proven one) ends the walk and backs up its exact value.
     pub fn select(&mut self) -> Selection<G> {
         let mut path = Path::new();
         let mut pos = self.root_pos.clone();
@@ -234,6 +278,11 @@ impl<G: Game> Tree<G> {
         loop {
             path.push(idx);
             let node = self.nodes[idx as usize];
+            if node.proven != UNDECIDED {
+                self.apply_virtual_loss(&path);
+                self.backup(&path, node.proven as f32);
+                return Selection::Terminal;
+            }
             match node.state {
                 EXPANDED if node.n_children > 0 => {
                     idx = self.best_child(idx);
@@ -244,12 +293,6 @@ impl<G: Game> Tree<G> {
                     }
                 }
                 PENDING => return Selection::Collision,
-                TERMINAL => {
-                    let v = node.terminal_value;
-                    self.apply_virtual_loss(&path);
-                    self.backup(&path, v);
-                    return Selection::Terminal;
-                }
                 _ => {
                     // UNEXPANDED (or expanded with no children, which cannot happen)
                     if let Some(outcome) = pos.outcome() {
@@ -257,9 +300,10 @@ impl<G: Game> Tree<G> {
                         let v = outcome.value_for(pos.to_move().other());
                         let n = &mut self.nodes[idx as usize];
                         n.state = TERMINAL;
-                        n.terminal_value = v;
+                        n.proven = exact(v);
                         self.apply_virtual_loss(&path);
                         self.backup(&path, v);
+                        self.propagate_proof(&path);
                         return Selection::Terminal;
                     }
                     self.nodes[idx as usize].state = PENDING;
@@ -268,6 +312,41 @@ impl<G: Game> Tree<G> {
                 }
             }
         }
+    }
+
+    /// After the last node of `path` was decided, decides its ancestors that it settles: a
+    /// node is lost for the player who moved into it when one of its children wins for the
+    /// player moving into that child, and worth minus the best child once all are decided.
+    fn propagate_proof(&mut self, path: &Path) {
+        for k in (1..path.len()).rev() {
+            let parent = path[k - 1] as usize;
+            let Some(value) = self.proof_from_children(parent) else {
+                return;
+            };
+            self.nodes[parent].proven = value;
+        }
+    }
+
+    /// The exact value of `idx` for the player who moved into it, if its children settle it.
+    fn proof_from_children(&self, idx: usize) -> Option<i8> {
+        let node = &self.nodes[idx];
+        if node.state != EXPANDED || node.n_children == 0 {
+            return None;
+        }
+        let first = node.first_child as usize;
+        let children = &self.nodes[first..first + node.n_children as usize];
+        // One child that wins is enough, whatever the others.
+        if children.iter().any(|c| c.proven == 1) {
+            return Some(-1);
+        }
+        let mut best = i8::MIN;
+        for c in children {
+            if c.proven == UNDECIDED {
+                return None;
+            }
+            best = best.max(c.proven);
+        }
+        Some(-best)
     }
 
     fn best_child(&self, idx: u32) -> u32 {
@@ -286,7 +365,9 @@ impl<G: Game> Tree<G> {
         let mut best_score = f32::NEG_INFINITY;
         for i in first..first + node.n_children as usize {
             let c = &self.nodes[i];
-            let q = if c.visits > 0 {
+            let q = if c.proven != UNDECIDED {
+                c.proven as f32
+            } else if c.visits > 0 {
                 c.value_sum / c.visits as f32
             } else {
                 fpu
@@ -319,7 +400,9 @@ impl<G: Game> Tree<G> {
     }
 
     /// Expands an evaluated leaf with `policy` (over all actions; renormalised over the legal
-    /// moves) and backs up `value` (for the side to move at the leaf).
+    /// moves) and backs up `value` (for the side to move at the leaf). Children that end the
+    /// game are marked decided at once, so a win in one is seen without a simulation, and a
+    /// leaf they decide backs up its exact value instead of the evaluator's.
     pub fn complete(&mut self, leaf: &Leaf<G>, policy: &[f32], value: f32) {
         let Some(&idx) = leaf.path.last() else {
             return;
@@ -327,19 +410,34 @@ impl<G: Game> Tree<G> {
         let moves = leaf.pos.legal_moves();
         let first = self.nodes.len() as u32;
         let total: f32 = moves.iter().map(|&m| policy[m as usize].max(0.0)).sum();
+        let mover = leaf.pos.to_move();
         for &m in &moves {
             let p = if total > 0.0 {
                 policy[m as usize].max(0.0) / total
             } else {
                 1.0 / moves.len() as f32
             };
-            self.nodes.push(Node::new(m, p));
+            let mut node = Node::new(m, p);
+            let mut child = leaf.pos.clone();
+            child.play(m);
+            if let Some(outcome) = child.outcome() {
+                node.state = TERMINAL;
+                node.proven = exact(outcome.value_for(mover));
+            }
+            self.nodes.push(node);
         }
         let n = &mut self.nodes[idx as usize];
         n.first_child = first;
         n.n_children = moves.len() as u8;
         n.state = EXPANDED;
-        self.backup(&leaf.path, -value);
+        match self.proof_from_children(idx as usize) {
+            Some(proven) => {
+                self.nodes[idx as usize].proven = proven;
+                self.backup(&leaf.path, proven as f32);
+                self.propagate_proof(&leaf.path);
+            }
+            None => self.backup(&leaf.path, -value),
+        }
     }
 
     /// Makes `m` the root, keeping its subtree (tree reuse).
@@ -371,28 +469,45 @@ impl<G: Game> Tree<G> {
         self.root_noised = false;
     }
 
-    /// Picks a move by visit count: sampled in proportion to visits when `temperature` is 1,
-    /// the most visited (ties at random) when it is 0.
+    /// Picks a move among the moves worth playing ([`Tree::root_choices`]) by visit count:
+    /// sampled in proportion to visits when `temperature` is 1, the most visited (ties at
+    /// random) when it is 0.
     pub fn pick_move(&self, temperature: f32, rng: &mut Rng64) -> Result<Move> {
-        let kids = self.root_children();
-        if kids.is_empty() {
+        let choices = self.root_choices();
+        if choices.is_empty() {
             bail!("no legal move at the root");
         }
         if temperature > 0.0 {
-            let total: u32 = kids.iter().map(|k| k.1).sum();
+            let total: u32 = choices.iter().map(|k| k.1).sum();
             if total > 0 {
                 let mut x = rng.random_range(0..total);
-                for k in &kids {
-                    if x < k.1 {
-                        return Ok(k.0);
+                for &(m, w) in &choices {
+                    if x < w {
+                        return Ok(m);
                     }
-                    x -= k.1;
+                    x -= w;
                 }
             }
         }
-        let most = kids.iter().map(|k| k.1).max().unwrap_or(0);
-        let best: ArrayVec<Move, 32> = kids.iter().filter(|k| k.1 == most).map(|k| k.0).collect();
+        let most = choices.iter().map(|k| k.1).max().unwrap_or(0);
+        let best: ArrayVec<Move, 32> = choices
+            .iter()
+            .filter(|k| k.1 == most)
+            .map(|k| k.0)
+            .collect();
         Ok(best[rng.random_range(0..best.len())])
+    }
+}
+
+/// An exact game value (-1.0, 0.0 or 1.0) as a decided node's `proven`. Not `f32::signum`,
+/// which makes a draw's 0.0 a win.
+fn exact(v: f32) -> i8 {
+    if v > 0.0 {
+        1
+    } else if v < 0.0 {
+        -1
+    } else {
+        0
     }
 }
 
