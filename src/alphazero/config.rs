@@ -22,6 +22,10 @@ pub struct RunConfig {
     pub parallel_games: usize,
     /// Self-play worker threads (each with `parallel_games` games).
     pub workers: usize,
+    /// Games played together by one worker and written as one file: the unit of self-play
+    /// work, whose games are the same wherever and whenever it is played.
+    #[serde(default = "default_chunk_games")]
+    pub chunk_games: u64,
     /// Plies played with temperature 1 (sampled by visits); greedy after.
     pub temperature_plies: u32,
     pub mcts: MctsConfig,
@@ -47,6 +51,11 @@ pub struct RunConfig {
     pub seed: u64,
 }
 
+/// The chunk size of runs from before chunks were fixed ranges of games.
+fn default_chunk_games() -> u64 {
+    64
+}
+
 /// The presets' names.
 pub const PRESETS: &str = "default (follows the device), cpu, gpu, tiny (for tests), material";
 
@@ -68,6 +77,7 @@ impl RunConfig {
             sims: 64,
             parallel_games: 64,
             workers: 1,
+            chunk_games: 64,
             temperature_plies: 8,
             mcts: MctsConfig {
                 noise_fraction: 0.25,
@@ -99,6 +109,7 @@ impl RunConfig {
                 c.games = 16;
                 c.sims = 16;
                 c.parallel_games = 16;
+                c.chunk_games = 16;
                 c.train_steps = 20;
                 c.batch_size = 64;
                 c.eval_games = 4;
@@ -111,6 +122,9 @@ impl RunConfig {
                 };
                 c.games = 200;
                 c.sims = 48;
+                c.workers = 2;
+                c.parallel_games = 50;
+                c.chunk_games = 100;
                 // Othello's openings need a little more variety than tic-tac-toe's.
                 c.temperature_plies = if g == GameKind::Othello4 { 4 } else { 3 };
                 c.train_steps = 300;
@@ -126,7 +140,11 @@ impl RunConfig {
                 };
                 c.games = 400;
                 c.sims = 64;
-                c.parallel_games = 128;
+                // Two workers of 100 games in lockstep, a chunk of 200 games each: 1.75 times
+                // the positions per second of one worker of 128 (measured on 2 cores).
+                c.workers = 2;
+                c.parallel_games = 100;
+                c.chunk_games = 200;
                 c.temperature_plies = 8;
                 c.train_steps = 300;
                 c.batch_size = 256;
@@ -142,6 +160,7 @@ impl RunConfig {
                 c.sims = 200;
                 c.parallel_games = 256;
                 c.workers = 4;
+                c.chunk_games = 250;
                 c.train_steps = 2000;
                 c.batch_size = 512;
                 c.eval_games = 100;
@@ -157,6 +176,8 @@ impl RunConfig {
                 c.games = 500;
                 c.sims = 50;
                 c.parallel_games = 100;
+                c.chunk_games = 100;
+                c.workers = 2;
                 // 100 epochs over one iteration's positions (about 20 a game) in batches.
                 c.train_steps = 100 * 500 * 20 / 256;
                 c.window = 1;

@@ -189,17 +189,21 @@ pub fn finished_games(
     Ok(done)
 }
 
-/// Reads every game of an iteration (`actions`: the game's number of actions).
+/// Reads every game of an iteration (`actions`: the game's number of actions), in the order
+/// of the games' numbers, however the games were split into chunks: what a training stage
+/// reads never depends on which process played which game when.
 pub fn read_iteration(
     data_dir: &Path,
     game: &str,
     actions: usize,
     iteration: u32,
 ) -> Result<Vec<GameRecord>> {
-    Ok(read_chunks(data_dir, game, actions, iteration)?
+    let mut games: Vec<(u64, GameRecord)> = read_chunks(data_dir, game, actions, iteration)?
         .into_iter()
-        .flat_map(|c| c.records)
-        .collect())
+        .flat_map(|c| c.indices.into_iter().zip(c.records))
+        .collect();
+    games.sort_by_key(|g| g.0);
+    Ok(games.into_iter().map(|g| g.1).collect())
 }
 
 #[cfg(test)]
@@ -219,16 +223,17 @@ mod tests {
     fn chunks_roundtrip_and_track_finished_games() {
         let dir = tempfile::tempdir().unwrap();
         let dir = dir.path();
-        let r = record(2, 7);
-        write_chunk(dir, "connect4", 2, &[1, 0], &[r.clone(), r.clone()]).unwrap();
-        write_chunk(dir, "connect4", 2, &[5], std::slice::from_ref(&r)).unwrap();
+        let (r, r1, r5) = (record(2, 7), record(3, 7), record(4, 7));
+        write_chunk(dir, "connect4", 2, &[5], std::slice::from_ref(&r5)).unwrap();
+        write_chunk(dir, "connect4", 2, &[1, 0], &[r1.clone(), r.clone()]).unwrap();
         // A temporary file left by an interrupted write is not a chunk.
         let iter = iteration_dir(dir, 2);
         std::fs::write(iter.join(".chunk-000007.bin.tmp.12.0"), b"half").unwrap();
         let done = finished_games(dir, "connect4", 7, 2).unwrap();
         assert_eq!(done, [0, 1, 5]);
         let games = read_iteration(dir, "connect4", 7, 2).unwrap();
-        assert_eq!(games, [r.clone(), r.clone(), r]);
+        // In the games' order, whatever the chunks' order.
+        assert_eq!(games, [r.clone(), r1, r5]);
         assert!(finished_games(dir, "connect4", 7, 3).unwrap().is_empty());
         let e = read_iteration(dir, "tictactoe", 9, 2)
             .unwrap_err()

@@ -1,13 +1,21 @@
-//! Self-play: workers (see [`super::worker`]) play games in lockstep; one inference thread owns
-//! the network and serves their batches over channels; finished games are written in chunks as
-//! they come, so an interrupted self-play keeps them and a resumed one plays only the rest.
+//! Self-play: workers (see [`super::worker`]) play games in lockstep and write them as they
+//! finish, so an interrupted self-play keeps them and a resumed one plays only the rest.
+//!
+//! The games of an iteration are split into chunks of `chunk_games` consecutive numbers. One
+//! worker plays a whole chunk, in lockstep, with an evaluation cache of its own, and the chunk
+//! is written as one file when its last game ends: a chunk's games, and so the training that
+//! reads them, are the same whichever worker played it, how many workers there were, and how
+//! often the run was interrupted. On a CPU each worker owns a copy of the network and
+//! evaluates on its own thread, so the workers keep every core busy; on a GPU one inference
+//! thread owns the network and serves the workers' batches.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{anyhow, Result};
-use crossbeam_channel::{unbounded, Receiver};
+use crossbeam_channel::{unbounded, Receiver, Sender};
 use serde::Serialize;
 
 use super::config::RunConfig;
@@ -17,12 +25,7 @@ use super::worker::run_worker;
 use crate::core::progress::{self, Task};
 use crate::core::threads::panic_message;
 use crate::games::Game;
-use crate::nn::{InferenceServer, Net};
-
-/// Finished games are written in chunks of at most this many...
-const CHUNK_GAMES: usize = 64;
-/// ...or after this long, so that an interruption loses little.
-const CHUNK_SECONDS: u64 = 30;
+use crate::nn::{Evaluator, InferenceServer, InferenceStats, Metered, Net};
 
 /// What a self-play run did.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -65,6 +68,20 @@ impl SelfPlayStats {
     }
 }
 
+/// The games of an iteration still to play, chunk by chunk (a chunk's missing games; chunks
+/// already on disk are left out).
+fn missing_chunks(cfg: &RunConfig, already: &[u64]) -> Vec<Vec<u64>> {
+    let size = cfg.chunk_games.max(1);
+    (0..cfg.games.div_ceil(size))
+        .map(|c| {
+            (c * size..((c + 1) * size).min(cfg.games))
+                .filter(|i| already.binary_search(i).is_err())
+                .collect::<Vec<u64>>()
+        })
+        .filter(|games| !games.is_empty())
+        .collect()
+}
+
 /// Plays the missing games of an iteration with the network `net`, writing them in chunks
 /// under `data_dir`. Returns the statistics of this run (games already on disk are skipped).
 pub fn self_play<G: Game>(
@@ -76,104 +93,149 @@ pub fn self_play<G: Game>(
 ) -> Result<SelfPlayStats> {
     let started = Instant::now();
     let already = finished_games(data_dir, G::NAME, G::NUM_ACTIONS, iteration)?;
-    let todo: Vec<u64> = (0..cfg.games)
-        .filter(|i| already.binary_search(i).is_err())
-        .collect();
-    let mut stats = SelfPlayStats::default();
-    if todo.is_empty() {
-        return Ok(stats);
+    let chunks = missing_chunks(cfg, &already);
+    if chunks.is_empty() {
+        return Ok(SelfPlayStats::default());
     }
-    let workers = cfg.workers.max(1);
-    let server = InferenceServer::start(net, workers * cfg.parallel_games);
-    let next = AtomicUsize::new(0);
-    let next_game = || {
-        let k = next.fetch_add(1, Ordering::Relaxed);
-        todo.get(k).copied()
-    };
-    let (tx, rx) = unbounded::<(u64, GameRecord)>();
-    let task = progress::task(todo.len() as u64, "games", progress);
+    let workers = cfg.workers.max(1).min(chunks.len());
+    let games: usize = chunks.iter().map(Vec::len).sum();
+    let task = progress::task(games as u64, "games", progress);
     task.set_message(format!("self-play, iteration {iteration}"));
-    let mut clients = Vec::new();
-    for _ in 0..workers {
-        clients.push(server.client()?);
-    }
-    let results: Vec<Result<SelfPlayStats>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = clients
-            .into_iter()
-            .map(|client| {
-                let tx = tx.clone();
-                let next_game = &next_game;
-                scope.spawn(move || {
-                    let mut eval = NetEvaluator::new(client);
-                    run_worker::<G, _>(cfg, iteration, &mut eval, next_game, &tx)
-                })
-            })
-            .collect();
-        drop(tx);
-        let written = write_as_they_come::<G>(&rx, data_dir, iteration, &task);
-        let mut out: Vec<Result<SelfPlayStats>> = Vec::new();
-        match written {
-            Ok(games) => stats.games = games,
-            Err(e) => out.push(Err(e)),
+    let run = ChunkRun {
+        cfg,
+        iteration,
+        chunks: &chunks,
+        data_dir,
+        task: &task,
+    };
+    let (mut stats, inference) = if net.device() == tch::Device::Cpu {
+        let mut nets = Vec::with_capacity(workers);
+        for _ in 1..workers {
+            nets.push(Metered::new(net.try_clone(tch::Device::Cpu)?));
         }
-        for h in handles {
-            out.push(h.join().unwrap_or_else(|p| {
-                Err(anyhow!(
-                    "a self-play worker panicked: {}",
-                    panic_message(p.as_ref())
-                ))
-            }));
+        nets.push(Metered::new(net));
+        let (stats, nets) = run.play::<G, _>(nets)?;
+        let mut inference = InferenceStats::default();
+        for n in &nets {
+            inference.merge(&n.stats);
         }
-        out
-    });
+        (stats, inference)
+    } else {
+        let server = InferenceServer::start(net, workers * cfg.parallel_games);
+        let clients = (0..workers)
+            .map(|_| server.client())
+            .collect::<Result<Vec<_>>>()?;
+        let (stats, clients) = run.play::<G, _>(clients)?;
+        drop(clients);
+        (stats, server.finish()?)
+    };
     drop(task);
-    for r in results {
-        stats.merge(&r?);
-    }
-    let inference = server.finish()?;
     stats.forward_seconds = inference.forward_seconds;
     stats.batch_sizes = inference.batch_sizes;
-    // The inference thread merges the workers' batches: count what the network saw.
+    // What the network saw (the inference thread merges the workers' batches on a GPU).
     stats.batches = inference.batches;
     stats.nn_evals = inference.positions;
     stats.seconds = started.elapsed().as_secs_f64();
     Ok(stats)
 }
 
-/// Receives finished games until every worker is done and writes them in chunks; returns how
-/// many were written. After a failed write it keeps receiving (so the workers finish), writes
-/// nothing more, and returns the error.
-fn write_as_they_come<G: Game>(
-    rx: &Receiver<(u64, GameRecord)>,
-    data_dir: &Path,
+/// The chunks of one self-play run and where their games go.
+struct ChunkRun<'a> {
+    cfg: &'a RunConfig,
     iteration: u32,
-    task: &Task,
-) -> Result<u64> {
-    let (mut indices, mut records) = (Vec::new(), Vec::new());
-    let mut last_write = Instant::now();
+    chunks: &'a [Vec<u64>],
+    data_dir: &'a Path,
+    task: &'a Task,
+}
+
+impl ChunkRun<'_> {
+    /// Plays every chunk, one worker thread for each evaluator, each worker taking the next
+    /// chunk when it is done with one; returns the merged statistics and the evaluators.
+    fn play<G: Game, E: Evaluator + Send>(&self, evaluators: Vec<E>) -> Result<(SelfPlayStats, Vec<E>)> {
+        let next = AtomicUsize::new(0);
+        let (tx, rx) = unbounded::<(u64, GameRecord)>();
+        let (written, joined) = std::thread::scope(|scope| {
+            let handles: Vec<_> = evaluators
+                .into_iter()
+                .map(|e| {
+                    let (tx, next) = (tx.clone(), &next);
+                    scope.spawn(move || self.worker::<G, E>(e, next, &tx))
+                })
+                .collect();
+            drop(tx);
+            let written = write_chunks::<G>(&rx, self);
+            let joined: Vec<Result<(SelfPlayStats, E)>> = handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|p| {
+                        Err(anyhow!(
+                            "a self-play worker panicked: {}",
+                            panic_message(p.as_ref())
+                        ))
+                    })
+                })
+                .collect();
+            (written, joined)
+        });
+        let mut stats = SelfPlayStats::default();
+        let mut evaluators = Vec::new();
+        for j in joined {
+            let (s, e) = j?;
+            stats.merge(&s);
+            evaluators.push(e);
+        }
+        stats.games = written?;
+        Ok((stats, evaluators))
+    }
+
+    /// One worker: plays chunk after chunk until none is left.
+    fn worker<G: Game, E: Evaluator>(
+        &self,
+        evaluator: E,
+        next: &AtomicUsize,
+        done: &Sender<(u64, GameRecord)>,
+    ) -> Result<(SelfPlayStats, E)> {
+        let mut eval = NetEvaluator::new(evaluator);
+        let mut stats = SelfPlayStats::default();
+        while let Some(games) = self.chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
+            let taken = AtomicUsize::new(0);
+            let next_game = || games.get(taken.fetch_add(1, Ordering::Relaxed)).copied();
+            let s = run_worker::<G, _>(self.cfg, self.iteration, &mut eval, &next_game, done)?;
+            stats.merge(&s);
+        }
+        Ok((stats, eval.net))
+    }
+}
+
+/// Receives finished games until every worker is done and writes each chunk once all its
+/// games are in; returns how many games were written. After a failed write it keeps
+/// receiving (so the workers finish), writes nothing more, and returns the error.
+fn write_chunks<G: Game>(rx: &Receiver<(u64, GameRecord)>, run: &ChunkRun) -> Result<u64> {
+    let size = run.cfg.chunk_games.max(1);
+    let expected: BTreeMap<u64, usize> = run
+        .chunks
+        .iter()
+        .map(|games| (games[0] / size, games.len()))
+        .collect();
+    let mut pending: BTreeMap<u64, Vec<(u64, GameRecord)>> = BTreeMap::new();
     let mut written = 0;
     let mut failure = None;
-    let mut flush = |indices: &mut Vec<u64>, records: &mut Vec<GameRecord>| {
-        if failure.is_none() && !records.is_empty() {
-            match write_chunk(data_dir, G::NAME, iteration, indices, records) {
-                Ok(()) => written += records.len() as u64,
-                Err(e) => failure = Some(e),
-            }
-        }
-        indices.clear();
-        records.clear();
-    };
     for (index, record) in rx.iter() {
-        indices.push(index);
-        records.push(record);
-        task.inc(1);
-        if records.len() >= CHUNK_GAMES || last_write.elapsed() > Duration::from_secs(CHUNK_SECONDS)
-        {
-            flush(&mut indices, &mut records);
-            last_write = Instant::now();
+        run.task.inc(1);
+        let chunk = index / size;
+        let games = pending.entry(chunk).or_default();
+        games.push((index, record));
+        if Some(&games.len()) != expected.get(&chunk) || failure.is_some() {
+            continue;
+        }
+        let mut games = pending.remove(&chunk).unwrap_or_default();
+        games.sort_by_key(|g| g.0);
+        let (indices, records): (Vec<u64>, Vec<GameRecord>) = games.into_iter().unzip();
+        match write_chunk(run.data_dir, G::NAME, run.iteration, &indices, &records) {
+            Ok(()) => written += records.len() as u64,
+            Err(e) => failure = Some(e),
         }
     }
-    flush(&mut indices, &mut records);
     match failure {
         Some(e) => Err(e),
         None => Ok(written),

@@ -17,7 +17,7 @@ use crate::arena::{play_match, AgentFactory, MatchOptions, MatchResult};
 use crate::core::rng::streams;
 use crate::core::threads::default_threads;
 use crate::games::Game;
-use crate::nn::{default_device, Net, Shape};
+use crate::nn::{default_device, Net, Shape, TorchThreads};
 
 /// Seconds between saves of an unfinished training stage (a crash loses at most this much;
 /// Ctrl-C loses nothing).
@@ -66,6 +66,8 @@ pub fn stage_train<G: Game>(
     };
     let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?;
     let samples = load_window::<G>(cfg, &paths.data, iteration)?;
+    // Nothing else runs while the network trains: every core goes to libtorch.
+    let _threads = TorchThreads::set(default_threads());
     tch::manual_seed(streams::TRAINING_TORCH.seed(cfg.seed, iteration as u64) as i64);
     let checkpointing = Checkpointing {
         path: paths.train_checkpoint(),

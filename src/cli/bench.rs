@@ -36,7 +36,7 @@ pub struct SelfplayArgs {
     /// Simulations per move instead of the preset's.
     #[arg(long)]
     sims: Option<u32>,
-    /// Games to play (default: the preset's games in parallel, once over).
+    /// Games to play (default: one chunk a worker).
     #[arg(long)]
     games: Option<u64>,
     /// Games in lockstep instead of the preset's.
@@ -45,6 +45,9 @@ pub struct SelfplayArgs {
     /// Self-play worker threads instead of the preset's.
     #[arg(long)]
     workers: Option<usize>,
+    /// Games a worker plays together (a chunk) instead of the preset's.
+    #[arg(long)]
+    chunk: Option<u64>,
     /// libtorch threads (default: one on CPU, see `zero --help`).
     #[arg(long)]
     threads: Option<i32>,
@@ -166,9 +169,12 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     if let Some(w) = a.workers {
         cfg.workers = w.max(1);
     }
+    if let Some(c) = a.chunk {
+        cfg.chunk_games = c.max(1);
+    }
     cfg.games = a
         .games
-        .unwrap_or(cfg.parallel_games as u64 * cfg.workers as u64);
+        .unwrap_or(cfg.chunk_games * cfg.workers as u64);
     cfg.seed = a.seed;
     let net = Net::new_seeded(
         G::NAME,

@@ -45,6 +45,40 @@ impl Evaluator for Net {
     }
 }
 
+/// An evaluator that counts what it evaluates, as the inference thread does: for a network
+/// owned by the thread that searches (one per self-play worker on a CPU).
+pub struct Metered<E> {
+    pub inner: E,
+    pub stats: InferenceStats,
+}
+
+impl<E> Metered<E> {
+    pub fn new(inner: E) -> Self {
+        Metered {
+            inner,
+            stats: InferenceStats::default(),
+        }
+    }
+}
+
+impl<E: Evaluator> Evaluator for Metered<E> {
+    fn shape(&self) -> Shape {
+        self.inner.shape()
+    }
+    fn evaluate(
+        &mut self,
+        inputs: &[f32],
+        n: usize,
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<()> {
+        let started = std::time::Instant::now();
+        self.inner.evaluate(inputs, n, policies, values)?;
+        self.stats.record(n, started.elapsed().as_secs_f64());
+        Ok(())
+    }
+}
+
 /// Policies and values for a request's positions, or what went wrong.
 type Reply = std::result::Result<(Vec<f32>, Vec<f32>), String>;
 
@@ -63,6 +97,32 @@ pub struct InferenceStats {
     pub forward_seconds: f64,
     /// How many batches had each size (index = size), so that a benchmark can replay them.
     pub batch_sizes: Vec<u64>,
+}
+
+impl InferenceStats {
+    /// Counts one forward pass of `n` positions that took `seconds`.
+    fn record(&mut self, n: usize, seconds: f64) {
+        self.forward_seconds += seconds;
+        self.positions += n as u64;
+        self.batches += 1;
+        if self.batch_sizes.len() <= n {
+            self.batch_sizes.resize(n + 1, 0);
+        }
+        self.batch_sizes[n] += 1;
+    }
+
+    /// Adds another thread's counts.
+    pub fn merge(&mut self, o: &InferenceStats) {
+        self.forward_seconds += o.forward_seconds;
+        self.positions += o.positions;
+        self.batches += o.batches;
+        if self.batch_sizes.len() < o.batch_sizes.len() {
+            self.batch_sizes.resize(o.batch_sizes.len(), 0);
+        }
+        for (a, b) in self.batch_sizes.iter_mut().zip(&o.batch_sizes) {
+            *a += b;
+        }
+    }
 }
 
 /// Where the inference thread leaves its panic's message for the clients.
@@ -196,13 +256,7 @@ fn serve(
             pending.clear();
             continue;
         }
-        stats.forward_seconds += started.elapsed().as_secs_f64();
-        stats.positions += total as u64;
-        stats.batches += 1;
-        if stats.batch_sizes.len() <= total {
-            stats.batch_sizes.resize(total + 1, 0);
-        }
-        stats.batch_sizes[total] += 1;
+        stats.record(total, started.elapsed().as_secs_f64());
         let mut at = 0;
         for r in pending.iter() {
             let p = policies[at * asz..(at + r.n) * asz].to_vec();

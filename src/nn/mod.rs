@@ -5,8 +5,29 @@ pub mod inference;
 pub mod net;
 pub mod tensors;
 
-pub use inference::{Evaluator, InferenceClient, InferenceServer, InferenceStats};
+pub use inference::{Evaluator, InferenceClient, InferenceServer, InferenceStats, Metered};
 pub use net::{Arch, ModelMeta, Net, Shape};
+
+/// libtorch's CPU threads for as long as the guard lives, then what they were before: a stage
+/// that runs alone (training) takes every core, while stages whose search threads each
+/// evaluate on their own keep libtorch at one thread a caller.
+pub struct TorchThreads {
+    previous: i32,
+}
+
+impl TorchThreads {
+    pub fn set(threads: usize) -> TorchThreads {
+        let previous = tch::get_num_threads();
+        tch::set_num_threads(threads.max(1) as i32);
+        TorchThreads { previous }
+    }
+}
+
+impl Drop for TorchThreads {
+    fn drop(&mut self) {
+        tch::set_num_threads(self.previous);
+    }
+}
 
 /// The device to run on: CUDA where available, else CPU.
 pub fn default_device() -> tch::Device {
