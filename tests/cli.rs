@@ -141,6 +141,29 @@ fn accuracy_grades_players_against_the_solver_labels() {
 }
 
 #[test]
+fn grade_counts_mistakes_on_the_evaluation_set() {
+    let grade = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = zero(&[&["grade", "--json"], args].concat());
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(out.trim()).expect("one JSON object")
+    };
+    let perfect = grade(&["--game", "tictactoe", "solver"]);
+    assert_eq!(
+        (perfect["positions"].as_u64(), perfect["mistakes"].as_u64()),
+        (Some(300), Some(0))
+    );
+    let random = grade(&["--game", "tictactoe", "random"]);
+    assert!(random["mistakes"].as_u64().unwrap() > 30, "{random}");
+    // Connect Four's set is inside the binary: this runs in a directory without it.
+    let c4 = grade(&["random", "--limit", "70"]);
+    assert_eq!(c4["positions"], 70);
+    assert_eq!(c4["set_positions"], 800);
+    assert_eq!(c4["groups"].as_array().map(|g| g.len()), Some(7));
+    fails_with(&["grade", "human"], "not graded");
+    fails_with(&["evalset", "--game", "tictactoe"], "only connect4");
+}
+
+#[test]
 fn a_closed_stdout_ends_the_program_quietly() {
     use std::io::{Read, Write};
     use std::process::Stdio;

@@ -46,6 +46,22 @@ fn tiny_cycle_runs_and_resumes() {
     assert!(rows
         .iter()
         .all(|r| r.policy_loss.is_some() && r.score_vs_best.is_some()));
+    // Every iteration grades best on the evaluation set: the tiny preset on a handful of
+    // positions, the network alone and with search.
+    let StageRecord::Evaluate(e) = &reports[2] else {
+        panic!("the third stage is the evaluation")
+    };
+    let (net, search) = (
+        e.grade_net.as_ref().unwrap(),
+        e.grade_search.as_ref().unwrap(),
+    );
+    assert_eq!((net.positions, search.positions), (8, 4));
+    assert_eq!(net.set_positions, 300);
+    assert!(rows.iter().all(|r| r.net_mistake_rate.is_some()
+        && r.search_mistake_rate.is_some()
+        && r.net_groups.as_ref().is_some_and(|g| !g.is_empty())));
+    let minutes: Vec<f64> = rows.iter().map(|r| r.minutes.unwrap()).collect();
+    assert!(minutes[0] > 0.0 && minutes[1] > minutes[0], "{minutes:?}");
     let meta = Net::read_meta(&paths.latest()).unwrap();
     assert_eq!(meta.game, "tictactoe");
     assert_eq!(meta.training_steps, 2 * cfg.train_steps);
