@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::{for_each_item, AgentFactory};
 use crate::core::progress;
 use crate::core::rng::{item_seed, rng_from_seed, SeedStream};
-use crate::games::{Connect4, Game, Move, Outcome};
+use crate::games::{Connect4, Game, Move, Othello4, Outcome, TicTacToe};
 use crate::search::score_sign;
 use crate::solvers::connect4::{Position, Solver, DEFAULT_TABLE_ENTRIES};
 use crate::solvers::connect4_book::Book;
@@ -323,7 +323,9 @@ pub fn grade<G: Game>(
 pub fn standard_set<G: Game>() -> Result<EvalSet<G>> {
     match G::NAME {
         name if name == Connect4::NAME => EvalSet::parse(CONNECT4_EVALSET, CONNECT4_EVALSET_PATH),
-        "tictactoe" | "othello4" => Ok(small_game_set(SMALL_SET_POSITIONS, SMALL_SET_SEED)),
+        name if name == TicTacToe::NAME || name == Othello4::NAME => {
+            Ok(small_game_set(SMALL_SET_POSITIONS, SMALL_SET_SEED))
+        }
         other => bail!("there is no evaluation set for {other}"),
     }
 }
@@ -508,7 +510,6 @@ mod tests {
     use super::*;
     use crate::agent::{Agent, RandomAgent};
     use crate::arena::accuracy::accuracy;
-    use crate::games::{Othello4, TicTacToe};
     use crate::solvers::connect4::read_labelled_positions;
     use crate::solvers::exhaustive::SolverAgent;
 
