@@ -213,13 +213,8 @@ fn grade_best<G: Game>(
     let threads = default_threads();
     let net = if net_n > 0 {
         let alone = || Ok(Box::new(policy_agent::<G>(best, 0)?) as Box<dyn Agent<G>>);
-        Some(grade::<G>(
-            &alone,
-            &set.subset(net_n),
-            threads,
-            seed,
-            progress,
-        )?)
+        let subset = set.subset(net_n);
+        Some(grade::<G>(&alone, &subset, threads, seed, progress)?)
     } else {
         None
     };
