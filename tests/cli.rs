@@ -141,6 +141,92 @@ fn accuracy_grades_players_against_the_solver_labels() {
 }
 
 #[test]
+fn grade_counts_mistakes_on_the_evaluation_set() {
+    let grade = |args: &[&str]| -> serde_json::Value {
+        let (code, out, err) = zero(&[&["grade", "--json"], args].concat());
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(out.trim()).expect("one JSON object")
+    };
+    let perfect = grade(&["--game", "tictactoe", "solver"]);
+    assert_eq!(
+        (perfect["positions"].as_u64(), perfect["mistakes"].as_u64()),
+        (Some(300), Some(0))
+    );
+    let random = grade(&["--game", "tictactoe", "random"]);
+    assert!(random["mistakes"].as_u64().unwrap() > 30, "{random}");
+    // Connect Four's set is inside the binary: this runs in a directory without it.
+    let c4 = grade(&["random", "--limit", "70"]);
+    assert_eq!(c4["positions"], 70);
+    assert_eq!(c4["set_positions"], 800);
+    assert_eq!(c4["groups"].as_array().map(|g| g.len()), Some(7));
+    fails_with(&["grade", "human"], "not graded");
+    fails_with(&["evalset", "--game", "tictactoe"], "only connect4");
+}
+
+#[test]
+fn evalset_writes_a_set_the_grading_reads() {
+    // Pons-style files of easy endgames under all six names, and one self-play game.
+    let dir = tempfile::tempdir().unwrap();
+    let pons = dir.path().join("pons");
+    std::fs::create_dir(&pons).unwrap();
+    let endgames = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/connect4/Test_L3_R1"
+    ))
+    .unwrap();
+    let head: String = endgames
+        .lines()
+        .take(210)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for name in ["L3_R1", "L2_R1", "L2_R2", "L1_R1", "L1_R2", "L1_R3"] {
+        std::fs::write(pons.join(format!("Test_{name}")), &head).unwrap();
+    }
+    let data = dir.path().join("data");
+    let game = zero::alphazero::records::GameRecord {
+        moves: vec![3, 3, 2, 4, 6, 6, 6, 6, 0, 0, 1, 1],
+        policies: vec![0.0; 12 * 7],
+        root_values: vec![0.0; 12],
+        outcome: 0,
+    };
+    zero::alphazero::records::write_chunk(&data, "connect4", 1, &[0], &[game]).unwrap();
+    let out = dir.path().join("set.txt");
+    let (p, d, o) = (
+        pons.to_str().unwrap(),
+        data.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let args = [
+        "evalset",
+        "--pons",
+        p,
+        "--per-set",
+        "3",
+        "--selfplay",
+        d,
+        "--out",
+        o,
+    ];
+    let (code, stdout, err) = zero(&[&args[..], &["--selfplay-positions", "2", "--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let summary: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(summary["positions"], 20);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains("# command: zero evalset") && text.contains("# seed: 0"),
+        "{text}"
+    );
+    let set = zero::arena::grading::EvalSet::<zero::games::Connect4>::parse(&text, o).unwrap();
+    assert_eq!(set.len(), 20);
+    assert_eq!(set.groups().last().map(String::as_str), Some("selfplay"));
+    // Drawn from lines 201-210 only, the same ones for the same seed.
+    let late: Vec<&str> = endgames.lines().skip(200).take(10).collect();
+    assert!(set.entries[..18]
+        .iter()
+        .all(|e| late.iter().any(|l| l.starts_with(&format!("{} ", e.label)))));
+}
+
+#[test]
 fn a_closed_stdout_ends_the_program_quietly() {
     use std::io::{Read, Write};
     use std::process::Stdio;

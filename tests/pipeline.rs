@@ -46,6 +46,22 @@ fn tiny_cycle_runs_and_resumes() {
     assert!(rows
         .iter()
         .all(|r| r.policy_loss.is_some() && r.score_vs_best.is_some()));
+    // Every iteration grades best on the evaluation set: the tiny preset on a handful of
+    // positions, the network alone and with search.
+    let StageRecord::Evaluate(e) = &reports[2] else {
+        panic!("the third stage is the evaluation")
+    };
+    let (net, search) = (
+        e.grade_net.as_ref().unwrap(),
+        e.grade_search.as_ref().unwrap(),
+    );
+    assert_eq!((net.positions, search.positions), (8, 4));
+    assert_eq!(net.set_positions, 300);
+    assert!(rows.iter().all(|r| r.net_mistake_rate.is_some()
+        && r.search_mistake_rate.is_some()
+        && r.net_groups.as_ref().is_some_and(|g| !g.is_empty())));
+    let minutes: Vec<f64> = rows.iter().map(|r| r.minutes.unwrap()).collect();
+    assert!(minutes[0] > 0.0 && minutes[1] > minutes[0], "{minutes:?}");
     let meta = Net::read_meta(&paths.latest()).unwrap();
     assert_eq!(meta.game, "tictactoe");
     assert_eq!(meta.training_steps, 2 * cfg.train_steps);
@@ -83,6 +99,7 @@ fn a_trained_network_beats_the_untrained_one() {
     cfg.games = 150;
     cfg.sims = 24;
     cfg.parallel_games = 50;
+    cfg.chunk_games = 150;
     cfg.train_steps = 150;
     cfg.eval_games = 2;
     ensure_best::<TicTacToe>(&cfg, &paths).unwrap();
@@ -250,4 +267,61 @@ fn interrupted_training_resumes_exactly() {
         .expect_err("another shape")
         .to_string();
     assert!(e.contains("unusable") && e.contains("shape"), "{e}");
+}
+
+/// A chunk of games is the same whichever worker plays it and however many workers there are:
+/// one worker and two play the same games, bit for bit, and write the same chunk files.
+#[test]
+fn self_play_does_not_depend_on_the_number_of_workers() {
+    use zero::alphazero::records::read_iteration;
+    use zero::alphazero::selfplay::self_play;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.games = 30;
+    cfg.chunk_games = 8;
+    cfg.parallel_games = 5;
+    let net = || {
+        Net::new_seeded(
+            "tictactoe",
+            cfg.arch,
+            Shape::of::<TicTacToe>(),
+            default_device(),
+            7,
+        )
+        .unwrap()
+    };
+    let mut runs = Vec::new();
+    for workers in [1, 2] {
+        cfg.workers = workers;
+        let data = dir.join(format!("data-{workers}"));
+        let stats = self_play::<TicTacToe>(&cfg, net(), 1, &data, false).unwrap();
+        assert_eq!(stats.games, 30);
+        let mut chunks: Vec<(String, Vec<u8>)> = std::fs::read_dir(data.join("iter-0001"))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, std::fs::read(e.path()).unwrap())
+            })
+            .collect();
+        chunks.sort();
+        let names: Vec<&str> = chunks.iter().map(|c| c.0.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "chunk-000000.bin",
+                "chunk-000008.bin",
+                "chunk-000016.bin",
+                "chunk-000024.bin"
+            ]
+        );
+        let games = read_iteration(&data, "tictactoe", 9, 1).unwrap();
+        runs.push((chunks, games));
+    }
+    assert_eq!(runs[0].1.len(), 30);
+    assert!(
+        runs[0] == runs[1],
+        "two workers played other games than one"
+    );
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::selfplay::SelfPlayStats;
 use super::stages::EvalStats;
 use super::train::TrainStats;
+use crate::arena::grading::{GradeResult, GroupResult};
 use crate::arena::MatchResult;
 use crate::core::files::append_line;
 
@@ -61,6 +62,15 @@ pub struct EvaluateRecord {
     pub benchmark: Option<MatchResult>,
     /// The evaluation stage's wall time.
     pub seconds: f64,
+    /// Best graded on the evaluation set, the network alone and with search (absent in runs
+    /// that do not grade, and in older logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grade_net: Option<GradeResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grade_search: Option<GradeResult>,
+    /// The wall time of the two gradings (part of `seconds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grade_seconds: Option<f64>,
 }
 
 impl StageRecord {
@@ -97,6 +107,9 @@ impl StageRecord {
             latest_vs_best: e.latest_vs_best.clone(),
             benchmark: e.benchmark.clone(),
             seconds,
+            grade_net: e.grade_net.clone(),
+            grade_search: e.grade_search.clone(),
+            grade_seconds: e.grade_seconds,
         }))
     }
 
@@ -156,12 +169,24 @@ pub struct IterationRow {
     pub benchmark: Option<String>,
     pub benchmark_score: Option<f64>,
     pub benchmark_wld: Option<[u64; 3]>,
+    /// Best's share of mistakes on the evaluation set, the network alone and with search.
+    pub net_mistake_rate: Option<f64>,
+    pub search_mistake_rate: Option<f64>,
+    /// The same by group of the set.
+    pub net_groups: Option<Vec<GroupResult>>,
+    pub search_groups: Option<Vec<GroupResult>>,
+    pub grade_seconds: Option<f64>,
+    /// Wall-clock minutes of the run from its start to the end of this iteration's evaluation
+    /// (the stages' seconds added up).
+    pub minutes: Option<f64>,
 }
 
 /// One row per iteration, in order; a stage run again (after an interruption) counts once,
 /// its last record.
 pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
     let mut rows: BTreeMap<u32, IterationRow> = BTreeMap::new();
+    // Each stage's seconds by iteration, a rerun stage counting its last record.
+    let mut seconds: BTreeMap<(u32, &str), f64> = BTreeMap::new();
     for record in records {
         let row = rows.entry(record.iteration()).or_default();
         row.iteration = record.iteration();
@@ -170,16 +195,24 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
                 row.games = Some(r.games);
                 row.positions = Some(r.positions);
                 row.selfplay_seconds = Some(r.seconds);
+                seconds.insert((r.iteration, "selfplay"), r.seconds);
             }
             StageRecord::Train(r) => {
                 row.policy_loss = Some(r.policy_loss);
                 row.value_loss = Some(r.value_loss);
                 row.train_seconds = Some(r.seconds);
+                seconds.insert((r.iteration, "train"), r.seconds);
             }
             StageRecord::Evaluate(r) => {
                 row.score_vs_best = Some(r.score_vs_best);
                 row.promoted = Some(r.promoted);
                 row.generation = Some(r.generation);
+                seconds.insert((r.iteration, "evaluate"), r.seconds);
+                row.net_mistake_rate = r.grade_net.as_ref().map(|g| g.mistake_rate);
+                row.search_mistake_rate = r.grade_search.as_ref().map(|g| g.mistake_rate);
+                row.net_groups = r.grade_net.as_ref().map(|g| g.groups.clone());
+                row.search_groups = r.grade_search.as_ref().map(|g| g.groups.clone());
+                row.grade_seconds = r.grade_seconds;
                 if let Some(b) = &r.benchmark {
                     let t = b.total;
                     row.benchmark = Some(b.b.clone());
@@ -187,6 +220,16 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
                     row.benchmark_score = Some(t.score());
                 }
             }
+        }
+    }
+    let mut total = 0.0;
+    for row in rows.values_mut() {
+        total += ["selfplay", "train", "evaluate"]
+            .iter()
+            .filter_map(|stage| seconds.get(&(row.iteration, *stage)))
+            .sum::<f64>();
+        if row.score_vs_best.is_some() {
+            row.minutes = Some(total / 60.0);
         }
     }
     rows.into_values().collect()

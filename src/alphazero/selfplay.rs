@@ -151,7 +151,10 @@ struct ChunkRun<'a> {
 impl ChunkRun<'_> {
     /// Plays every chunk, one worker thread for each evaluator, each worker taking the next
     /// chunk when it is done with one; returns the merged statistics and the evaluators.
-    fn play<G: Game, E: Evaluator + Send>(&self, evaluators: Vec<E>) -> Result<(SelfPlayStats, Vec<E>)> {
+    fn play<G: Game, E: Evaluator + Send>(
+        &self,
+        evaluators: Vec<E>,
+    ) -> Result<(SelfPlayStats, Vec<E>)> {
         let next = AtomicUsize::new(0);
         let (tx, rx) = unbounded::<(u64, GameRecord)>();
         let (written, joined) = std::thread::scope(|scope| {

@@ -10,9 +10,11 @@ use serde::Serialize;
 use super::config::RunConfig;
 use super::paths::RunPaths;
 use super::player::net_agent;
+use super::policy_player::policy_agent;
 use super::selfplay::{self_play, SelfPlayStats};
 use super::train::{load_window, train, Checkpointing, TrainStats};
 use crate::agent::Agent;
+use crate::arena::grading::{grade, standard_set, GradeResult, GRADING};
 use crate::arena::{play_match, AgentFactory, MatchOptions, MatchResult};
 use crate::core::rng::streams;
 use crate::core::threads::default_threads;
@@ -97,6 +99,12 @@ pub struct EvalStats {
     pub promoted: bool,
     pub generation: u32,
     pub benchmark: Option<MatchResult>,
+    /// Best (after the promotion) graded on the evaluation set: the network alone, then with
+    /// search; `None` when the run does not grade.
+    pub grade_net: Option<GradeResult>,
+    pub grade_search: Option<GradeResult>,
+    /// The wall time of both gradings.
+    pub grade_seconds: Option<f64>,
 }
 
 /// Builds the network player of `path` for each match thread.
@@ -164,11 +172,64 @@ pub fn stage_evaluate<G: Game>(
         }
         _ => None,
     };
+    let grades = grade_best::<G>(cfg, &best, iteration, progress)?;
     Ok(EvalStats {
         latest_vs_best: result,
         score,
         promoted,
         generation,
         benchmark,
+        grade_net: grades.net,
+        grade_search: grades.search,
+        grade_seconds: grades.seconds,
+    })
+}
+
+/// Best's grades on the evaluation set.
+struct Grades {
+    net: Option<GradeResult>,
+    search: Option<GradeResult>,
+    seconds: Option<f64>,
+}
+
+/// Grades `best` on the game's evaluation set (or on the subsets `cfg.grade` names): the
+/// network alone, playing its most likely move, and with `eval_sims` simulations of search,
+/// with no random plies. The set's exact values only grade; none reaches training.
+fn grade_best<G: Game>(
+    cfg: &RunConfig,
+    best: &Path,
+    iteration: u32,
+    progress: bool,
+) -> Result<Grades> {
+    let (net_n, search_n) = (cfg.grade.net_positions, cfg.grade.search_positions);
+    if net_n == 0 && search_n == 0 {
+        return Ok(Grades {
+            net: None,
+            search: None,
+            seconds: None,
+        });
+    }
+    let started = std::time::Instant::now();
+    let set = standard_set::<G>()?;
+    let seed = GRADING.seed(cfg.seed, iteration as u64);
+    let threads = default_threads();
+    let net = if net_n > 0 {
+        let alone = || Ok(Box::new(policy_agent::<G>(best, 0)?) as Box<dyn Agent<G>>);
+        let subset = set.subset(net_n);
+        Some(grade::<G>(&alone, &subset, threads, seed, progress)?)
+    } else {
+        None
+    };
+    let search = if search_n > 0 {
+        let searching = net_factory::<G>(best, cfg.eval_sims, 0);
+        let subset = set.subset(search_n);
+        Some(grade::<G>(&searching, &subset, threads, seed, progress)?)
+    } else {
+        None
+    };
+    Ok(Grades {
+        net,
+        search,
+        seconds: Some(started.elapsed().as_secs_f64()),
     })
 }

@@ -1,7 +1,8 @@
 //! Measuring players: the match runner every evaluation uses (N games between two players,
 //! alternating who moves first, spread over threads, with a deterministic result for a given
-//! seed), Elo from a tally ([`elo`]), and grading a Connect Four player on solver-labelled
-//! positions ([`accuracy`]).
+//! seed), Elo from a tally ([`elo`]), and grading a player on solver-labelled positions:
+//! Pons' test files ([`accuracy`]) and the evaluation set of every stage of a game
+//! ([`grading`]).
 //!
 //! ```
 //! use zero::agent::{Agent, RandomAgent};
@@ -22,6 +23,7 @@
 
 pub mod accuracy;
 pub mod elo;
+pub mod grading;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -122,21 +124,39 @@ fn play_match_game<G: Game>(
     Ok(outcome.value_for(a_side))
 }
 
-/// A's value of every game, played by `threads` threads that take the next unplayed game
-/// until none is left or one of them fails.
+/// A's value of every game, played by `opts.threads` threads.
 fn play_all_games<G: Game>(
     make_a: &AgentFactory<G>,
     make_b: &AgentFactory<G>,
     opts: &MatchOptions,
 ) -> Result<Vec<f32>> {
-    let n = opts.games as usize;
-    let results: Mutex<Vec<Option<f32>>> = Mutex::new(vec![None; n]);
+    let task = progress::task(opts.games, "games", opts.progress);
+    let players = || -> Result<_> { Ok((make_a()?, make_b()?)) };
+    for_each_item(
+        opts.games as usize,
+        opts.threads,
+        &task,
+        players,
+        |(a, b), i| play_match_game(a.as_mut(), b.as_mut(), opts.seed, i),
+    )
+}
+
+/// Runs `work(state, i)` for every `i` in `0..n` on `threads` threads, each with its own state
+/// from `make` (its players, a solver), each taking the next item not yet taken until none is
+/// left or one of them fails; returns the results in item order. An item's result must not
+/// depend on the thread that does it (seed it from `i`), so the whole is deterministic.
+pub(crate) fn for_each_item<S, T: Send>(
+    n: usize,
+    threads: usize,
+    task: &progress::Task,
+    make: impl Fn() -> Result<S> + Sync,
+    work: impl Fn(&mut S, usize) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..n).map(|_| None).collect());
     let next = AtomicUsize::new(0);
     let failed = Mutex::new(None::<anyhow::Error>);
-    let task = progress::task(opts.games, "games", opts.progress);
     let thread = || -> Result<()> {
-        let mut a = make_a()?;
-        let mut b = make_b()?;
+        let mut state = make()?;
         loop {
             if failed.lock().map(|f| f.is_some()).unwrap_or(true) {
                 return Ok(());
@@ -145,7 +165,7 @@ fn play_all_games<G: Game>(
             if i >= n {
                 return Ok(());
             }
-            let value = play_match_game(a.as_mut(), b.as_mut(), opts.seed, i)?;
+            let value = work(&mut state, i)?;
             if let Ok(mut r) = results.lock() {
                 r[i] = Some(value);
             }
@@ -153,7 +173,7 @@ fn play_all_games<G: Game>(
         }
     };
     std::thread::scope(|scope| {
-        for _ in 0..opts.threads.clamp(1, n.max(1)) {
+        for _ in 0..threads.clamp(1, n.max(1)) {
             scope.spawn(|| {
                 if let Err(e) = thread() {
                     if let Ok(mut f) = failed.lock() {
@@ -163,7 +183,7 @@ fn play_all_games<G: Game>(
             });
         }
     });
-    let poisoned = || anyhow!("a match thread panicked");
+    let poisoned = || anyhow!("a worker thread panicked");
     if let Some(e) = failed.into_inner().map_err(|_| poisoned())? {
         return Err(e);
     }
@@ -171,7 +191,7 @@ fn play_all_games<G: Game>(
     results
         .into_iter()
         .enumerate()
-        .map(|(i, r)| r.ok_or_else(|| anyhow!("game {i} was not played")))
+        .map(|(i, r)| r.ok_or_else(|| anyhow!("item {i} was not done")))
         .collect()
 }
 

@@ -172,9 +172,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     if let Some(c) = a.chunk {
         cfg.chunk_games = c.max(1);
     }
-    cfg.games = a
-        .games
-        .unwrap_or(cfg.chunk_games * cfg.workers as u64);
+    cfg.games = a.games.unwrap_or(cfg.chunk_games * cfg.workers as u64);
     cfg.seed = a.seed;
     let net = Net::new_seeded(
         G::NAME,

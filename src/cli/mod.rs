@@ -6,6 +6,8 @@ mod bench;
 mod blackjack;
 mod chart;
 mod cycle;
+mod evalset;
+mod grade;
 mod info;
 mod mces;
 mod perft;
@@ -66,6 +68,10 @@ enum Command {
     Blackjack(blackjack::Args),
     /// A player's mistake rate on solver-labelled Connect Four positions.
     Accuracy(accuracy::Args),
+    /// A player's mistakes on the game's evaluation set (exact values of every move), by group.
+    Grade(grade::Args),
+    /// Build Connect Four's evaluation set from Pons' test files and self-play games.
+    Evalset(evalset::Args),
     /// Solve Connect Four positions exactly; benchmark the solver; build its opening book.
     Solve(solve::Args),
     /// A run's progress per iteration: a table (or JSON) and an SVG chart of losses and scores.
@@ -94,6 +100,8 @@ pub fn main() -> i32 {
         Command::Blackjack(a) => blackjack::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Accuracy(a) => accuracy::run(a),
+        Command::Grade(a) => grade::run(a),
+        Command::Evalset(a) => evalset::run(a),
     };
     match result {
         Ok(()) => 0,
@@ -220,6 +228,15 @@ pub fn describe_stage(record: &StageRecord) -> String {
                 s.push_str(&format!(
                     "; best vs {}: {}-{}-{} (W-L-D)",
                     b.b, t.wins, t.losses, t.draws
+                ));
+            }
+            let rate = |g: &Option<crate::arena::grading::GradeResult>| {
+                g.as_ref()
+                    .map(|g| format!("{:.1}% of {}", 100.0 * g.mistake_rate, g.positions))
+            };
+            if let (Some(net), Some(search)) = (rate(&r.grade_net), rate(&r.grade_search)) {
+                s.push_str(&format!(
+                    "; best's mistakes on the evaluation set: {net} alone, {search} with search"
                 ));
             }
             s

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::chart::svg;
 use crate::alphazero::metrics::{iteration_rows, read_metrics, IterationRow};
+use crate::arena::grading::GroupResult;
 use crate::core::files::write_atomic;
 use crate::games::GameKind;
 
@@ -55,7 +56,7 @@ pub fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// The rows as a text table.
+/// The rows as a text table, then the last grade by group of the evaluation set.
 pub fn table(rows: &[IterationRow]) -> String {
     let opt = |x: Option<f64>, digits: usize| match x {
         Some(v) => format!("{v:.digits$}"),
@@ -66,14 +67,26 @@ pub fn table(rows: &[IterationRow]) -> String {
         None => "-".into(),
     };
     let mut s = format!(
-        "{:>4} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9}\n",
-        "iter", "positions", "policy", "value", "vs best", "promoted", "gen", "benchmark", "W-L-D"
+        "{:>4} {:>7} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}\n",
+        "iter",
+        "minutes",
+        "positions",
+        "policy",
+        "value",
+        "vs best",
+        "promoted",
+        "gen",
+        "benchmark",
+        "W-L-D",
+        "net err",
+        "search err"
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "{:>4} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9}",
+            "{:>4} {:>7} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}",
             r.iteration,
+            opt(r.minutes, 1),
             r.positions.map_or("-".into(), |p| p.to_string()),
             opt(r.policy_loss, 3),
             opt(r.value_loss, 3),
@@ -87,9 +100,46 @@ pub fn table(rows: &[IterationRow]) -> String {
             pct(r.benchmark_score),
             r.benchmark_wld
                 .map_or("-".into(), |[w, l, d]| format!("{w}-{l}-{d}")),
+            pct(r.net_mistake_rate),
+            pct(r.search_mistake_rate),
+        );
+    }
+    let graded = |r: &&IterationRow| r.net_groups.is_some() || r.search_groups.is_some();
+    if let Some(last) = rows.iter().rev().find(graded) {
+        s.push_str(&groups_table(last));
+    }
+    s
+}
+
+/// One iteration's mistake rates by group of the evaluation set.
+fn groups_table(row: &IterationRow) -> String {
+    let mut s = format!(
+        "\nmistakes of best on the evaluation set after iteration {}, by group:\n{:<10} {:>18} {:>18}\n",
+        row.iteration, "group", "network alone", "with search"
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for g in row.net_groups.iter().chain(&row.search_groups).flatten() {
+        if !names.contains(&g.group.as_str()) {
+            names.push(&g.group);
+        }
+    }
+    for name in names {
+        let _ = writeln!(
+            s,
+            "{name:<10} {:>18} {:>18}",
+            group_cell(row.net_groups.as_deref(), name),
+            group_cell(row.search_groups.as_deref(), name)
         );
     }
     s
+}
+
+/// A group's mistake rate and size, `-` where it was not graded.
+fn group_cell(groups: Option<&[GroupResult]>, name: &str) -> String {
+    match groups.and_then(|gs| gs.iter().find(|g| g.group == name)) {
+        Some(g) => format!("{:.1}% of {}", 100.0 * g.mistake_rate, g.positions),
+        None => "-".into(),
+    }
 }
 
 #[cfg(test)]
@@ -152,6 +202,51 @@ mod tests {
         assert!(s.contains("best vs minimax:4") && s.contains("&lt;run&gt;"));
         // policy, value, latest-vs-best and benchmark: one point each for iteration 1
         assert_eq!(s.matches("<polyline").count(), 4);
+    }
+
+    #[test]
+    fn grades_show_in_the_table_and_chart_and_old_logs_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        let grade = |rate: f64| {
+            serde_json::json!({"positions": 10, "mistakes": (rate * 10.0) as u64,
+                "mistake_rate": rate, "set_positions": 800, "seconds": 0.5,
+                "groups": [{"group": "L3_R1", "positions": 10,
+                    "mistakes": (rate * 10.0) as u64, "mistake_rate": rate}]})
+        };
+        let mut text = metrics();
+        let evaluate = |i: u32, net: f64, search: f64| {
+            serde_json::json!({"stage": "evaluate", "iteration": i, "score_vs_best": 0.5,
+                "promoted": false, "generation": 1,
+                "latest_vs_best": serde_json::from_str::<serde_json::Value>(
+                    text_line(&metrics(), 2)).unwrap()["latest_vs_best"],
+                "seconds": 30.0, "grade_net": grade(net), "grade_search": grade(search),
+                "grade_seconds": 1.0})
+        };
+        text.push_str(&format!("{}\n", evaluate(2, 0.3, 0.2)));
+        std::fs::write(&path, &text).unwrap();
+        let rows = iteration_rows(&read_metrics(&path).unwrap());
+        // Iteration 1's log has no grades (an older run), iteration 2's has.
+        assert_eq!(rows[0].net_mistake_rate, None);
+        assert_eq!(rows[1].net_mistake_rate, Some(0.3));
+        assert_eq!(rows[1].search_mistake_rate, Some(0.2));
+        // Minutes: 0.5 + 1 + 2 s by the end of iteration 1, then 0.5 + 30 s more.
+        assert_eq!(rows[0].minutes, Some(3.5 / 60.0));
+        assert_eq!(rows[1].minutes, Some(34.0 / 60.0));
+        let t = table(&rows);
+        assert!(
+            t.contains("30.0%") && t.contains("20.0%") && t.contains("after iteration 2"),
+            "{t}"
+        );
+        assert!(t.contains("L3_R1") && t.contains("30.0% of 10"), "{t}");
+        let s = svg(&rows, "run");
+        assert!(s.contains("minutes of the run") && s.contains("with search"));
+        // four as before, plus network and search against iterations and against minutes
+        assert_eq!(s.matches("<polyline").count(), 8);
+    }
+
+    fn text_line(text: &str, n: usize) -> &str {
+        text.lines().nth(n).unwrap()
     }
 
     #[test]

@@ -39,17 +39,21 @@ impl<G: Game, E: LeafEvaluator<G>> SearchAgent<G, E> {
         self
     }
 
+    /// The search behind the move: its value and each move's share of the search's policy
+    /// (visits, or the proven wins when there are some), most played first.
     fn summarize(&self) -> Analysis {
-        let mut kids = self.tree.root_children();
-        kids.sort_by_key(|k| std::cmp::Reverse(k.1));
-        let total: u32 = kids.iter().map(|k| k.1).sum::<u32>().max(1);
+        let policy = self.tree.policy();
+        let mut moves: Vec<(Move, f32)> = self
+            .tree
+            .root_children()
+            .iter()
+            .map(|k| (k.0, policy[k.0 as usize]))
+            .collect();
+        moves.sort_by(|a, b| b.1.total_cmp(&a.1));
         Analysis {
             value: self.tree.root_value(),
             visits: self.tree.root_visits(),
-            moves: kids
-                .iter()
-                .map(|k| (k.0, k.1 as f32 / total as f32))
-                .collect(),
+            moves,
         }
     }
 }
