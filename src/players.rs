@@ -13,6 +13,7 @@ use crate::alphazero::policy_player::policy_agent;
 use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
 use crate::search::agent::rollout_agent;
 use crate::search::alphabeta::AlphaBetaAgent;
+use crate::search::mcts::SearchKind;
 use crate::search::rules::RulesAgent;
 use crate::solvers::connect4_book::SolverAgent as Connect4Solver;
 use crate::solvers::exhaustive::SolverAgent;
@@ -110,6 +111,8 @@ pub struct BuildContext {
     pub random_plies: u32,
     /// Where the Connect Four solver keeps its opening book and cache.
     pub solver_dir: PathBuf,
+    /// The tree search of network players.
+    pub search: SearchKind,
 }
 
 /// Where the Connect Four solver's book and cache live unless the command line says otherwise.
@@ -125,6 +128,7 @@ impl Default for BuildContext {
             sims: None,
             random_plies: 0,
             solver_dir: PathBuf::from(DEFAULT_SOLVER_DIR),
+            search: SearchKind::Puct,
         }
     }
 }
@@ -170,7 +174,12 @@ impl PlayerSpec {
             match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {
                 // No search: the network's own choice, so that it can be graded alone.
                 0 => Ok(Box::new(policy_agent::<G>(&path, ctx.random_plies)?)),
-                sims => Ok(Box::new(net_agent::<G>(&path, sims, ctx.random_plies)?)),
+                sims => Ok(Box::new(net_agent::<G>(
+                    &path,
+                    sims,
+                    ctx.random_plies,
+                    ctx.search,
+                )?)),
             }
         };
         let agent: Result<Box<dyn Agent<G>>> = match self {

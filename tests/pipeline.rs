@@ -120,7 +120,12 @@ fn a_trained_network_beats_the_untrained_one() {
     let sims = 2;
     let make = |path: PathBuf| {
         move || -> anyhow::Result<Box<dyn Agent<TicTacToe>>> {
-            Ok(Box::new(net_agent::<TicTacToe>(&path, sims, 2)?))
+            Ok(Box::new(net_agent::<TicTacToe>(
+                &path,
+                sims,
+                2,
+                Default::default(),
+            )?))
         }
     };
     let opts = MatchOptions {

@@ -105,6 +105,8 @@ impl RunConfig {
             temperature_plies: 8,
             mcts: MctsConfig {
                 noise_fraction: 0.25,
+                // Used by the Gumbel search only: self-play samples its moves by the noise.
+                gumbel_scale: 1.0,
                 ..MctsConfig::default()
             },
             train_steps: 400,

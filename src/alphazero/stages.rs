@@ -20,6 +20,7 @@ use crate::core::rng::streams;
 use crate::core::threads::default_threads;
 use crate::games::Game;
 use crate::nn::{default_device, Net, Shape, TorchThreads};
+use crate::search::mcts::SearchKind;
 
 /// Seconds between saves of an unfinished training stage (a crash loses at most this much;
 /// Ctrl-C loses nothing).
@@ -112,8 +113,9 @@ fn net_factory<'a, G: Game>(
     path: &'a Path,
     sims: u32,
     random_plies: u32,
+    search: SearchKind,
 ) -> impl Fn() -> Result<Box<dyn Agent<G>>> + Sync + 'a {
-    move || Ok(Box::new(net_agent::<G>(path, sims, random_plies)?) as Box<dyn Agent<G>>)
+    move || Ok(Box::new(net_agent::<G>(path, sims, random_plies, search)?) as Box<dyn Agent<G>>)
 }
 
 /// Makes `latest` the new `best`, one generation up; returns the new generation.
@@ -150,8 +152,13 @@ pub fn stage_evaluate<G: Game>(
     let result = play_match::<G>(
         "latest",
         "best",
-        &net_factory::<G>(&latest, cfg.eval_sims, cfg.eval_random_plies),
-        &net_factory::<G>(&best, cfg.eval_sims, cfg.eval_random_plies),
+        &net_factory::<G>(
+            &latest,
+            cfg.eval_sims,
+            cfg.eval_random_plies,
+            cfg.mcts.search,
+        ),
+        &net_factory::<G>(&best, cfg.eval_sims, cfg.eval_random_plies, cfg.mcts.search),
         &opts,
     )?;
     let score = result.total.score();
@@ -167,7 +174,8 @@ pub fn stage_evaluate<G: Game>(
                 seed: streams::BENCHMARK.seed(cfg.seed, iteration as u64),
                 ..opts
             };
-            let best_player = net_factory::<G>(&best, cfg.eval_sims, cfg.eval_random_plies);
+            let best_player =
+                net_factory::<G>(&best, cfg.eval_sims, cfg.eval_random_plies, cfg.mcts.search);
             Some(play_match::<G>("best", name, &best_player, make, &opts)?)
         }
         _ => None,
@@ -221,7 +229,7 @@ fn grade_best<G: Game>(
         None
     };
     let search = if search_n > 0 {
-        let searching = net_factory::<G>(best, cfg.eval_sims, 0);
+        let searching = net_factory::<G>(best, cfg.eval_sims, 0, cfg.mcts.search);
         let subset = set.subset(search_n);
         Some(grade::<G>(&searching, &subset, threads, seed, progress)?)
     } else {

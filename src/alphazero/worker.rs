@@ -71,9 +71,11 @@ struct Worker<'a, G: Game, E: LeafEvaluator<G>> {
 
 impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
     fn new_slot(&self, index: u64) -> Slot<G> {
+        let mut tree = Tree::new(G::new(), self.cfg.mcts);
+        tree.set_budget(self.cfg.sims);
         Slot {
             index,
-            tree: Tree::new(G::new(), self.cfg.mcts),
+            tree,
             rng: rng_from_seed(game_seed(self.cfg.seed, self.iteration, index)),
             record: GameRecord::default(),
         }

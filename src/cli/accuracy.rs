@@ -1,5 +1,6 @@
 //! `zero accuracy`: a Connect Four player's mistake rate on solver-labelled positions.
 
+use crate::search::mcts::SearchKind;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
@@ -24,6 +25,9 @@ pub struct Args {
     /// Simulations per move for network players (0: the network alone, its most likely move).
     #[arg(long)]
     sims: Option<u32>,
+    /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
+    #[arg(long, default_value = "puct")]
+    search: SearchKind,
     #[arg(long, default_value = "models")]
     models: PathBuf,
     #[arg(long, default_value_t = 0)]
@@ -40,6 +44,7 @@ pub fn run(args: Args) -> Result<()> {
     let ctx = BuildContext {
         models_dir: args.models.join(Connect4::NAME),
         sims: args.sims,
+        search: args.search,
         ..BuildContext::default()
     };
     // Every file is checked before any output, so a typo in the last one is not reported

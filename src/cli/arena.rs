@@ -1,5 +1,6 @@
 //! `zero arena`: a match between two players.
 
+use crate::search::mcts::SearchKind;
 use anyhow::Result;
 
 use crate::arena::{play_match, MatchOptions, MatchResult};
@@ -28,6 +29,9 @@ pub struct Args {
     /// Simulations per move for network players (0: the network alone, its most likely move).
     #[arg(long)]
     sims: Option<u32>,
+    /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
+    #[arg(long, default_value = "puct")]
+    search: SearchKind,
     /// Opening plies that network players choose by sampling, so their games differ.
     #[arg(long, default_value_t = 0)]
     random_plies: u32,
@@ -50,6 +54,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
+        search: args.search,
         random_plies: args.random_plies,
         ..BuildContext::default()
     };

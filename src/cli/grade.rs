@@ -1,5 +1,6 @@
 //! `zero grade`: a player's mistakes on the game's evaluation set, by group.
 
+use crate::search::mcts::SearchKind;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -19,6 +20,9 @@ pub struct Args {
     /// Simulations per move for network players (0: the network alone, its most likely move).
     #[arg(long)]
     sims: Option<u32>,
+    /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
+    #[arg(long, default_value = "puct")]
+    search: SearchKind,
     /// Grade only this many positions, evenly spaced over the set.
     #[arg(long)]
     limit: Option<usize>,
@@ -55,6 +59,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
+        search: args.search,
         ..BuildContext::default()
     };
     // Built once up front so a bad spec fails before the set is graded.

@@ -1,5 +1,6 @@
 //! `zero play`: a person against a player, in the terminal.
 
+use crate::search::mcts::SearchKind;
 use anyhow::Result;
 
 use crate::agent::Agent;
@@ -21,6 +22,9 @@ pub struct Args {
     /// Simulations per move for network players (0: the network alone, its most likely move).
     #[arg(long)]
     sims: Option<u32>,
+    /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
+    #[arg(long, default_value = "puct")]
+    search: SearchKind,
     #[arg(long, default_value = "models")]
     models: std::path::PathBuf,
     #[arg(long, default_value_t = 0)]
@@ -71,6 +75,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
+        search: args.search,
         ..BuildContext::default()
     };
     let mut opponent = Narrated {

@@ -11,6 +11,7 @@ use crate::alphazero::config::RunConfig;
 use crate::alphazero::paths::RunPaths;
 use crate::alphazero::state::open_run;
 use crate::games::GameKind;
+use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
@@ -25,6 +26,10 @@ pub struct RunArgs {
     /// Also play `best` against this player every iteration (e.g. minimax:4 or solver).
     #[arg(long)]
     pub benchmark: Option<String>,
+    /// The tree search of self-play and evaluation: puct (AlphaZero) or gumbel (Gumbel
+    /// AlphaZero); the preset's when not given.
+    #[arg(long)]
+    pub search: Option<SearchKind>,
     /// Games against the benchmark player per iteration.
     #[arg(long, default_value_t = 20)]
     pub benchmark_games: u64,
@@ -54,7 +59,13 @@ impl RunArgs {
             cfg.benchmark = Some(b.clone());
             cfg.benchmark_games = self.benchmark_games;
         }
-        let explicit = self.preset.is_some() || self.seed.is_some() || self.benchmark.is_some();
+        if let Some(search) = self.search {
+            cfg.mcts.search = search;
+        }
+        let explicit = self.preset.is_some()
+            || self.seed.is_some()
+            || self.benchmark.is_some()
+            || self.search.is_some();
         let cfg = open_run(&paths, &cfg, explicit)?;
         Ok((paths, cfg))
     }

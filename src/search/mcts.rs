@@ -17,8 +17,36 @@ use arrayvec::ArrayVec;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
+use super::gumbel::{self, ChildStats, PerChild};
 use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move};
+
+/// How a simulation chooses among a node's children.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchKind {
+    /// AlphaZero's PUCT, Dirichlet noise at the root, visit counts as the policy target.
+    #[default]
+    Puct,
+    /// Gumbel AlphaZero: sequential halving at the root, the improved policy inside the tree
+    /// and as the policy target (see [`super::gumbel`]).
+    Gumbel,
+}
+
+impl std::str::FromStr for SearchKind {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "puct" => Ok(SearchKind::Puct),
+            "gumbel" => Ok(SearchKind::Gumbel),
+            other => Err(format!("unknown search '{other}': puct or gumbel")),
+        }
+    }
+}
+
+fn default_considered() -> u32 {
+    16
+}
 
 /// Search settings.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -31,6 +59,16 @@ pub struct MctsConfig {
     pub noise_fraction: f32,
     /// Dirichlet alpha; 0 picks 10 / (number of legal moves), scaling with branching.
     pub dirichlet_alpha: f32,
+    /// PUCT or Gumbel.
+    #[serde(default)]
+    pub search: SearchKind,
+    /// Gumbel: the scale of the root's Gumbel noise (1 in self-play, where it samples the
+    /// move; 0 in play, for the best move).
+    #[serde(default)]
+    pub gumbel_scale: f32,
+    /// Gumbel: root moves considered (the k of Gumbel-top-k).
+    #[serde(default = "default_considered")]
+    pub gumbel_considered: u32,
 }
 
 impl Default for MctsConfig {
@@ -40,6 +78,9 @@ impl Default for MctsConfig {
             fpu_reduction: 0.25,
             noise_fraction: 0.0,
             dirichlet_alpha: 0.0,
+            search: SearchKind::Puct,
+            gumbel_scale: 0.0,
+            gumbel_considered: default_considered(),
         }
     }
 }
@@ -72,6 +113,9 @@ struct Node {
     /// For a decided node (a finished game, or one proven from its children): its exact
     /// value for the player who moved into it, -1, 0 or 1; [`UNDECIDED`] otherwise.
     proven: i8,
+    /// The evaluator's value of an expanded node, for the side to move there (Gumbel's
+    /// completed values start from it).
+    raw_value: f32,
 }
 
 /// `Node::proven` of a node whose value is not known exactly.
@@ -88,6 +132,7 @@ impl Node {
             value_sum: 0.0,
             prior,
             proven: UNDECIDED,
+            raw_value: 0.0,
         }
     }
 }
@@ -121,6 +166,11 @@ pub struct Tree<G: Game> {
     config: MctsConfig,
     /// Whether the current root's priors have had their noise (once a root, in self-play).
     root_noised: bool,
+    /// Simulations a search of this tree runs (Gumbel's sequential halving plans by it).
+    budget: u32,
+    /// Gumbel: the root children's noise, and sequential halving's schedule.
+    root_gumbel: PerChild,
+    schedule: Vec<u32>,
 }
 
 impl<G: Game> Tree<G> {
@@ -132,6 +182,17 @@ impl<G: Game> Tree<G> {
             root_pos: pos,
             config,
             root_noised: false,
+            budget: 0,
+            root_gumbel: PerChild::new(),
+            schedule: Vec::new(),
+        }
+    }
+
+    /// Sets the simulations a search runs, for a search that plans its budget (Gumbel).
+    pub fn set_budget(&mut self, sims: u32) {
+        if self.budget != sims {
+            self.budget = sims;
+            self.schedule.clear();
         }
     }
 
@@ -185,6 +246,15 @@ impl<G: Game> Tree<G> {
             .collect()
     }
 
+    /// Whether the search proved a root move winning.
+    fn root_wins(&self) -> bool {
+        let r = &self.nodes[0];
+        let first = r.first_child as usize;
+        self.nodes[first..first + r.n_children as usize]
+            .iter()
+            .any(|c| c.proven == 1)
+    }
+
     /// The root moves worth playing, each with its weight: the proven wins if there are any
     /// (weighted by visits plus one, so each counts), else the moves not proven lost (by
     /// visits), else every move.
@@ -214,6 +284,24 @@ impl<G: Game> Tree<G> {
     pub fn policy(&self) -> Vec<f32> {
         let mut p = vec![0.0; G::NUM_ACTIONS];
         let choices = self.root_choices();
+        if self.config.search == SearchKind::Gumbel && self.root_expanded() && !self.root_wins() {
+            // The improved policy over the moves not proven lost.
+            let kids = self.child_stats(0);
+            let improved = gumbel::improved_policy(&kids, self.nodes[0].raw_value);
+            let r = &self.nodes[0];
+            let mut total = 0.0;
+            for (i, q) in improved.iter().enumerate() {
+                let m = self.nodes[r.first_child as usize + i].mv;
+                if choices.iter().any(|c| c.0 == m) {
+                    p[m as usize] = *q;
+                    total += *q;
+                }
+            }
+            if total > 0.0 {
+                p.iter_mut().for_each(|x| *x /= total);
+                return p;
+            }
+        }
         let total: u32 = choices.iter().map(|k| k.1).sum();
         for &(m, w) in &choices {
             p[m as usize] = if total == 0 {
@@ -230,9 +318,75 @@ impl<G: Game> Tree<G> {
     /// no noise (and then draws nothing from `rng`).
     pub fn noise_root_once(&mut self, rng: &mut Rng64) {
         if !self.root_noised && self.root_expanded() {
-            self.add_root_noise(rng);
+            match self.config.search {
+                SearchKind::Puct => self.add_root_noise(rng),
+                SearchKind::Gumbel => self.draw_root_gumbel(rng),
+            }
             self.root_noised = true;
         }
+    }
+
+    /// Gumbel: draws the root children's noise (none when the scale is 0) and plans the
+    /// sequential halving of the budget.
+    fn draw_root_gumbel(&mut self, rng: &mut Rng64) {
+        let n = self.nodes[0].n_children as usize;
+        let scale = self.config.gumbel_scale;
+        self.root_gumbel = (0..n)
+            .map(|_| {
+                if scale > 0.0 {
+                    scale * gumbel::gumbel_from_uniform(rng.random::<f64>())
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        self.schedule.clear();
+    }
+
+    /// The stats Gumbel's rules see of `idx`'s children, values for the player choosing.
+    fn child_stats(&self, idx: usize) -> ArrayVec<ChildStats, 32> {
+        let node = &self.nodes[idx];
+        let first = node.first_child as usize;
+        self.nodes[first..first + node.n_children as usize]
+            .iter()
+            .map(|c| ChildStats {
+                prior: c.prior,
+                visits: c.visits,
+                q: if c.proven != UNDECIDED {
+                    c.proven as f32
+                } else if c.visits > 0 {
+                    c.value_sum / c.visits as f32
+                } else {
+                    0.0
+                },
+                decided: c.proven != UNDECIDED,
+            })
+            .collect()
+    }
+
+    /// Gumbel's choice at `idx`: sequential halving at the root, the improved policy below.
+    fn gumbel_child(&mut self, idx: u32) -> u32 {
+        let kids = self.child_stats(idx as usize);
+        let node = self.nodes[idx as usize];
+        let pick = if idx == 0 {
+            let considered = (self.config.gumbel_considered as usize).clamp(1, kids.len());
+            if self.schedule.is_empty() {
+                let budget = self.budget.max(node.visits + 1);
+                self.schedule = gumbel::halving_schedule(considered, budget);
+            }
+            // The root's own expansion was its first visit, not a simulation of the plan.
+            let sim = (node.visits.saturating_sub(1) as usize).min(self.schedule.len() - 1);
+            gumbel::root_choice(
+                &kids,
+                &self.root_gumbel,
+                node.raw_value,
+                self.schedule[sim],
+                considered,
+            )
+        } else {
+            gumbel::interior_choice(&kids, node.raw_value)
+        };
+        node.first_child + pick as u32
     }
 
     /// Mixes Dirichlet noise into the root priors (the root must be expanded).
@@ -285,7 +439,10 @@ impl<G: Game> Tree<G> {
             }
             match node.state {
                 EXPANDED if node.n_children > 0 => {
-                    idx = self.best_child(idx);
+                    idx = match self.config.search {
+                        SearchKind::Puct => self.best_child(idx),
+                        SearchKind::Gumbel => self.gumbel_child(idx),
+                    };
                     pos.play(self.nodes[idx as usize].mv);
                     if path.is_full() {
                         // Cannot happen for these games (a path is at most one node a ply).
@@ -430,6 +587,7 @@ impl<G: Game> Tree<G> {
         n.first_child = first;
         n.n_children = moves.len() as u8;
         n.state = EXPANDED;
+        n.raw_value = value;
         match self.proof_from_children(idx as usize) {
             Some(proven) => {
                 self.nodes[idx as usize].proven = proven;
@@ -448,8 +606,14 @@ impl<G: Game> Tree<G> {
         let child = (0..root.n_children as usize)
             .map(|i| root.first_child as usize + i)
             .find(|&i| self.nodes[i].mv == m);
+        // Gumbel's sequential halving plans its simulations from zero visits: no reuse (the
+        // self-play cache still answers the positions the old subtree had evaluated).
+        let reusable = |c: usize| {
+            self.config.search == SearchKind::Puct
+                && (self.nodes[c].state == EXPANDED || self.nodes[c].state == TERMINAL)
+        };
         match child {
-            Some(c) if self.nodes[c].state == EXPANDED || self.nodes[c].state == TERMINAL => {
+            Some(c) if reusable(c) => {
                 self.nodes = compact(&self.nodes, c);
             }
             _ => {
@@ -458,7 +622,14 @@ impl<G: Game> Tree<G> {
             }
         }
         self.root_pos = next;
+        self.new_root();
+    }
+
+    /// Forgets what belonged to the previous root: its noise and plan.
+    fn new_root(&mut self) {
         self.root_noised = false;
+        self.root_gumbel.clear();
+        self.schedule.clear();
     }
 
     /// Starts over at `pos`.
@@ -466,7 +637,7 @@ impl<G: Game> Tree<G> {
         self.nodes.clear();
         self.nodes.push(Node::new(0, 1.0));
         self.root_pos = pos;
-        self.root_noised = false;
+        self.new_root();
     }
 
     /// Picks a move among the moves worth playing ([`Tree::root_choices`]) by visit count:
@@ -476,6 +647,9 @@ impl<G: Game> Tree<G> {
         let choices = self.root_choices();
         if choices.is_empty() {
             bail!("no legal move at the root");
+        }
+        if self.config.search == SearchKind::Gumbel && !self.root_wins() {
+            return Ok(self.gumbel_move(temperature, &choices, rng));
         }
         if temperature > 0.0 {
             let total: u32 = choices.iter().map(|k| k.1).sum();
@@ -496,6 +670,43 @@ impl<G: Game> Tree<G> {
             .map(|k| k.0)
             .collect();
         Ok(best[rng.random_range(0..best.len())])
+    }
+}
+
+impl<G: Game> Tree<G> {
+    /// Gumbel's move among `choices` (the moves not proven lost): a draw from the improved
+    /// policy when `temperature` is positive, else the best-scored of the most visited.
+    fn gumbel_move(&self, temperature: f32, choices: &[(Move, u32)], rng: &mut Rng64) -> Move {
+        let allowed = |m: Move| choices.iter().any(|c| c.0 == m);
+        let r = &self.nodes[0];
+        let first = r.first_child as usize;
+        let kids = self.child_stats(0);
+        let moves: ArrayVec<Move, 32> = (0..kids.len()).map(|i| self.nodes[first + i].mv).collect();
+        if temperature > 0.0 {
+            let policy = gumbel::improved_policy(&kids, r.raw_value);
+            let total: f32 = (0..kids.len())
+                .filter(|&i| allowed(moves[i]))
+                .map(|i| policy[i])
+                .sum();
+            let mut x = rng.random::<f32>() * total;
+            for i in (0..kids.len()).filter(|&i| allowed(moves[i])) {
+                if x < policy[i] {
+                    return moves[i];
+                }
+                x -= policy[i];
+            }
+        }
+        let scores = gumbel::root_scores(&kids, &self.root_gumbel, r.raw_value);
+        let most = (0..kids.len())
+            .filter(|&i| allowed(moves[i]))
+            .map(|i| kids[i].visits)
+            .max()
+            .unwrap_or(0);
+        (0..kids.len())
+            .filter(|&i| allowed(moves[i]) && kids[i].visits == most)
+            .max_by(|&a, &b| scores[a].total_cmp(&scores[b]))
+            .map(|i| moves[i])
+            .unwrap_or(choices[0].0)
     }
 }
 
@@ -606,6 +817,7 @@ pub fn search<G: Game, E: LeafEvaluator<G>>(
     let mut positions: Vec<G> = Vec::with_capacity(batch);
     let mut policies = vec![0.0; batch * G::NUM_ACTIONS];
     let mut values = vec![0.0; batch];
+    tree.set_budget(sims);
     tree.noise_root_once(rng);
     let mut stalls = 0;
     while tree.root_visits() < sims {

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod alphabeta;
+pub mod gumbel;
 pub mod mcts;
 pub mod rules;
 pub mod score;
