@@ -6,11 +6,14 @@
 //! parent picks the child with the highest `w / n`. Every move (an Othello pass too) switches
 //! the side to move, so values just flip sign on the way up.
 //!
-//! Finished games met in the tree are exact, and so are the nodes they decide (MCTS-solver,
-//! Winands et al. 2008): a node one of whose children wins for the player moving into it is
-//! lost, a node all of whose children are decided takes the best of them. A decided node is
-//! never searched again: reaching it backs up its exact value at once, and the root plays a
-//! proven win and avoids proven losses, so simulations go to the lines still open.
+//! Finished games met in the tree are exact, and so are the wins and losses they decide
+//! (MCTS-solver, Winands et al. 2008): a node one of whose children wins for the player moving
+//! into it is lost, a node all of whose children lose is won, each with the number of plies to
+//! the end. A decided node is never searched again: reaching it backs up its exact value at
+//! once, and the root plays its fastest proven win, avoids proven losses, and when every move
+//! loses plays the slowest loss. Draws are not propagated: a drawn line keeps its searched
+//! value, so that against a fallible opponent the search still prefers the draws it can hope
+//! to win (proving them exactly cost half the wins against alpha-beta).
 
 use anyhow::{bail, Result};
 use arrayvec::ArrayVec;
@@ -113,6 +116,8 @@ struct Node {
     /// For a decided node (a finished game, or one proven from its children): its exact
     /// value for the player who moved into it, -1, 0 or 1; [`UNDECIDED`] otherwise.
     proven: i8,
+    /// For a decided node: the plies to the end of the game along the proof.
+    end: u8,
     /// The evaluator's value of an expanded node, for the side to move there (Gumbel's
     /// completed values start from it).
     raw_value: f32,
@@ -132,6 +137,7 @@ impl Node {
             value_sum: 0.0,
             prior,
             proven: UNDECIDED,
+            end: 0,
             raw_value: 0.0,
         }
     }
@@ -255,28 +261,29 @@ impl<G: Game> Tree<G> {
             .any(|c| c.proven == 1)
     }
 
-    /// The root moves worth playing, each with its weight: the proven wins if there are any
-    /// (weighted by visits plus one, so each counts), else the moves not proven lost (by
-    /// visits), else every move.
+    /// The root moves worth playing, each with its weight: the fastest proven wins if there are
+    /// any (weighted by visits plus one, so each counts), else the moves not proven lost (by
+    /// visits), else the slowest losses.
     fn root_choices(&self) -> ArrayVec<(Move, u32), 32> {
         let r = &self.nodes[0];
         let kids =
             &self.nodes[r.first_child as usize..(r.first_child + r.n_children as u32) as usize];
+        let fastest_win = kids.iter().filter(|c| c.proven == 1).map(|c| c.end).min();
+        let slowest_loss = kids.iter().map(|c| c.end).max().unwrap_or(0);
         let pick = |keep: &dyn Fn(&Node) -> bool, extra: u32| -> ArrayVec<(Move, u32), 32> {
             kids.iter()
                 .filter(|c| keep(c))
                 .map(|c| (c.mv, c.visits + extra))
                 .collect()
         };
-        let wins = pick(&|c| c.proven == 1, 1);
-        if !wins.is_empty() {
-            return wins;
+        if let Some(end) = fastest_win {
+            return pick(&|c| c.proven == 1 && c.end == end, 1);
         }
         let open = pick(&|c| c.proven != -1, 0);
         if !open.is_empty() {
             return open;
         }
-        pick(&|_| true, 0)
+        pick(&|c| c.end == slowest_loss, 1)
     }
 
     /// The search's policy at the root, over all actions: the visit distribution over the moves
@@ -473,19 +480,22 @@ impl<G: Game> Tree<G> {
 
     /// After the last node of `path` was decided, decides its ancestors that it settles: a
     /// node is lost for the player who moved into it when one of its children wins for the
-    /// player moving into that child, and worth minus the best child once all are decided.
+    /// player moving into that child, and won when all its children lose.
     fn propagate_proof(&mut self, path: &Path) {
         for k in (1..path.len()).rev() {
             let parent = path[k - 1] as usize;
-            let Some(value) = self.proof_from_children(parent) else {
+            let Some((value, end)) = self.proof_from_children(parent) else {
                 return;
             };
             self.nodes[parent].proven = value;
+            self.nodes[parent].end = end;
         }
     }
 
-    /// The exact value of `idx` for the player who moved into it, if its children settle it.
-    fn proof_from_children(&self, idx: usize) -> Option<i8> {
+    /// The exact value of `idx` for the player who moved into it and the plies to the end,
+    /// if its children settle it: lost by the fastest winning child, or won by the slowest
+    /// of children that all lose.
+    fn proof_from_children(&self, idx: usize) -> Option<(i8, u8)> {
         let node = &self.nodes[idx];
         if node.state != EXPANDED || node.n_children == 0 {
             return None;
@@ -493,17 +503,19 @@ impl<G: Game> Tree<G> {
         let first = node.first_child as usize;
         let children = &self.nodes[first..first + node.n_children as usize];
         // One child that wins is enough, whatever the others.
-        if children.iter().any(|c| c.proven == 1) {
-            return Some(-1);
+        if let Some(end) = children
+            .iter()
+            .filter(|c| c.proven == 1)
+            .map(|c| c.end)
+            .min()
+        {
+            return Some((-1, end.saturating_add(1)));
         }
-        let mut best = i8::MIN;
-        for c in children {
-            if c.proven == UNDECIDED {
-                return None;
-            }
-            best = best.max(c.proven);
+        if children.iter().all(|c| c.proven == -1) {
+            let end = children.iter().map(|c| c.end).max().unwrap_or(0);
+            return Some((1, end.saturating_add(1)));
         }
-        Some(-best)
+        None
     }
 
     fn best_child(&self, idx: u32) -> u32 {
@@ -589,8 +601,9 @@ impl<G: Game> Tree<G> {
         n.state = EXPANDED;
         n.raw_value = value;
         match self.proof_from_children(idx as usize) {
-            Some(proven) => {
+            Some((proven, end)) => {
                 self.nodes[idx as usize].proven = proven;
+                self.nodes[idx as usize].end = end;
                 self.backup(&leaf.path, proven as f32);
                 self.propagate_proof(&leaf.path);
             }
