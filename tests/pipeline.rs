@@ -247,10 +247,22 @@ fn interrupted_training_resumes_exactly() {
     assert_eq!(resumed_stats.policy_loss, whole_stats.policy_loss);
     assert_eq!(resumed_stats.value_loss, whole_stats.value_loss);
 
-    // A checkpoint of another iteration is not used.
-    ck.iteration = 2;
+    // The finished training left its checkpoint: training again is a no-op with the same
+    // result, whatever network the process starts from.
+    let mut again = new_net(3);
+    let again_stats = train::<TicTacToe>(&cfg, &mut again, &samples, 7, Some(&ck), false).unwrap();
+    assert_eq!(weights(&again), weights(&whole));
+    assert_eq!(again_stats.policy_loss, whole_stats.policy_loss);
+
+    // A checkpoint of another iteration is not used (a copy: training overwrites it).
+    let other_ck = Checkpointing {
+        path: dir.join("other-checkpoint.safetensors"),
+        iteration: 2,
+        ..ck.clone()
+    };
+    std::fs::copy(&ck.path, &other_ck.path).unwrap();
     let mut other = new_net(2);
-    train::<TicTacToe>(&cfg, &mut other, &samples, 7, Some(&ck), false).unwrap();
+    train::<TicTacToe>(&cfg, &mut other, &samples, 7, Some(&other_ck), false).unwrap();
     assert_ne!(weights(&other), weights(&whole));
 
     // A checkpoint of another network shape is refused, not broadcast into this one.

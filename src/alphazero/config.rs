@@ -136,7 +136,8 @@ impl RunConfig {
                 c.games = 16;
                 c.sims = 16;
                 c.parallel_games = 16;
-                c.chunk_games = 16;
+                // Two chunks an iteration, so that tests see an iteration half played.
+                c.chunk_games = 8;
                 c.train_steps = 20;
                 c.batch_size = 64;
                 c.eval_games = 4;

@@ -6,15 +6,31 @@
 use anyhow::Result;
 
 use super::config::RunConfig;
-use super::metrics::StageRecord;
+use super::metrics::{drop_records_from, StageRecord};
 use super::paths::RunPaths;
+use super::stage_clock::timed_stage;
 use super::stages::{stage_evaluate, stage_self_play, stage_train};
 use super::state::{read_state, write_state, RunState, Stage};
 use crate::arena::AgentFactory;
 use crate::games::Game;
 
-/// Runs one stage of iteration `state.iteration` and returns its record.
+/// Runs one stage of iteration `state.iteration` and returns its record, whose seconds are
+/// the stage's in all (earlier processes' included, after an interruption).
 fn run_stage<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    state: RunState,
+    benchmark: Option<(&str, &AgentFactory<G>)>,
+    progress: bool,
+) -> Result<StageRecord> {
+    let (mut record, seconds) = timed_stage(&paths.models, state, || {
+        stage_record::<G>(cfg, paths, state, benchmark, progress)
+    })?;
+    record.set_seconds(seconds);
+    Ok(record)
+}
+
+fn stage_record<G: Game>(
     cfg: &RunConfig,
     paths: &RunPaths,
     state: RunState,
@@ -46,6 +62,8 @@ pub fn run_cycle<G: Game>(
     report: &mut dyn FnMut(&StageRecord),
 ) -> Result<RunState> {
     let mut state = read_state(paths)?;
+    // Records of stages that a stopped process finished but did not get to count as done.
+    drop_records_from(&paths.metrics(), state)?;
     while state.iteration <= iterations {
         let record = run_stage::<G>(cfg, paths, state, benchmark, progress)?;
         record.append_to(&paths.metrics())?;

@@ -10,10 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use super::selfplay::SelfPlayStats;
 use super::stages::EvalStats;
+use super::state::{RunState, Stage};
 use super::train::TrainStats;
 use crate::arena::grading::{GradeResult, GroupResult};
 use crate::arena::MatchResult;
-use crate::core::files::append_line;
+use crate::core::files::{append_line, write_atomic};
 
 /// One finished stage, a line of `metrics.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -29,10 +30,14 @@ pub enum StageRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SelfPlayRecord {
     pub iteration: u32,
+    /// The whole stage's games and positions, however many processes it took.
     pub games: u64,
     pub positions: u64,
+    /// The stage's wall time over all its processes, and positions / seconds.
     pub seconds: f64,
     pub positions_per_s: f64,
+    /// Throughput of the process that finished the stage (after an interruption, of the
+    /// games it played).
     pub nn_evals_per_s: f64,
     pub mean_batch: f64,
     pub cache_hit_rate: f64,
@@ -121,6 +126,28 @@ impl StageRecord {
         }
     }
 
+    /// The stage this record is of.
+    pub fn stage(&self) -> Stage {
+        match self {
+            StageRecord::SelfPlay(_) => Stage::SelfPlay,
+            StageRecord::Train(_) => Stage::Train,
+            StageRecord::Evaluate(_) => Stage::Evaluate,
+        }
+    }
+
+    /// Sets the stage's wall time (all the processes that worked on it), and the self-play
+    /// rate that follows from it.
+    pub fn set_seconds(&mut self, seconds: f64) {
+        match self {
+            StageRecord::SelfPlay(r) => {
+                r.seconds = seconds;
+                r.positions_per_s = r.positions as f64 / seconds.max(1e-9);
+            }
+            StageRecord::Train(r) => r.seconds = seconds,
+            StageRecord::Evaluate(r) => r.seconds = seconds,
+        }
+    }
+
     /// Appends the record to the log at `path`.
     pub fn append_to(&self, path: &Path) -> Result<()> {
         append_line(path, &serde_json::to_string(self)?)
@@ -148,6 +175,54 @@ pub fn read_metrics(path: &Path) -> Result<Vec<StageRecord>> {
             })
         })
         .collect()
+}
+
+/// Removes from the log at `path` the records of `next` and later stages: records that a
+/// process wrote before it died without advancing the run's state. Those stages run again and
+/// record again, so every stage keeps exactly one record however often the run was stopped.
+/// A last line cut short by a crash goes too; any other unreadable line is an error, and the
+/// file is left as it was.
+pub fn drop_records_from(path: &Path, next: RunState) -> Result<()> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let cut_short = !text.is_empty() && !text.ends_with('\n');
+    let mut kept = String::with_capacity(text.len());
+    let mut dropped = false;
+    for (n, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: StageRecord = match serde_json::from_str(line) {
+            Ok(r) => r,
+            Err(_) if cut_short && n + 1 == lines.len() => {
+                dropped = true;
+                continue;
+            }
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!(
+                        "{} line {}: not a stage record of zero",
+                        path.display(),
+                        n + 1
+                    )
+                })
+            }
+        };
+        if (record.iteration(), record.stage()) >= (next.iteration, next.stage) {
+            dropped = true;
+            continue;
+        }
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    if dropped {
+        write_atomic(path, kept.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// The figures of one iteration; a stage that has not run yet leaves its fields empty.
@@ -233,4 +308,65 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
         }
     }
     rows.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn train_record(iteration: u32) -> StageRecord {
+        StageRecord::Train(TrainRecord {
+            iteration,
+            samples: 10,
+            steps: 5,
+            policy_loss: 1.0,
+            value_loss: 0.5,
+            seconds: 2.0,
+        })
+    }
+
+    fn selfplay_record(iteration: u32) -> StageRecord {
+        StageRecord::SelfPlay(SelfPlayRecord {
+            iteration,
+            games: 4,
+            positions: 40,
+            seconds: 1.0,
+            positions_per_s: 40.0,
+            nn_evals_per_s: 100.0,
+            mean_batch: 4.0,
+            cache_hit_rate: 0.1,
+        })
+    }
+
+    #[test]
+    fn records_of_unfinished_stages_and_a_cut_line_are_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        let at = |iteration, stage| RunState { iteration, stage };
+        // No log yet: nothing to do.
+        drop_records_from(&path, at(1, Stage::SelfPlay)).unwrap();
+        assert!(!path.exists());
+        for r in [selfplay_record(1), train_record(1), selfplay_record(2)] {
+            r.append_to(&path).unwrap();
+        }
+        let whole = std::fs::read_to_string(&path).unwrap();
+        // Iteration 2's self-play was recorded, but the state still says it comes next.
+        drop_records_from(&path, at(2, Stage::SelfPlay)).unwrap();
+        let records = read_metrics(&path).unwrap();
+        assert_eq!(records, [selfplay_record(1), train_record(1)]);
+        // Nothing to drop: the file is not rewritten.
+        drop_records_from(&path, at(2, Stage::SelfPlay)).unwrap();
+        assert_eq!(read_metrics(&path).unwrap().len(), 2);
+        // A last line cut short by a crash goes; the records before it stay.
+        let cut = &whole[..whole.len() - 10];
+        std::fs::write(&path, cut).unwrap();
+        drop_records_from(&path, at(3, Stage::SelfPlay)).unwrap();
+        assert_eq!(read_metrics(&path).unwrap().len(), 2);
+        // A bad line in the middle is an error, and the file stays as it was.
+        let bad = format!("{{\"stage\":\"nonsense\"}}\n{whole}");
+        std::fs::write(&path, &bad).unwrap();
+        let e = drop_records_from(&path, at(1, Stage::Train)).unwrap_err();
+        assert!(format!("{e:#}").contains("line 1"), "{e:#}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), bad);
+    }
 }

@@ -14,6 +14,7 @@ pub mod player;
 pub mod policy_player;
 pub mod records;
 pub mod selfplay;
+pub mod stage_clock;
 pub mod stages;
 pub mod state;
 pub mod train;

@@ -35,8 +35,14 @@ impl RunPaths {
     pub fn metrics(&self) -> PathBuf {
         self.models.join("metrics.jsonl")
     }
-    /// The unfinished training stage's state (deleted when the stage ends).
+    /// The training stage's state: saved while it runs and when it ends, replaced by the next
+    /// iteration's.
     pub fn train_checkpoint(&self) -> PathBuf {
         self.models.join("train-checkpoint.safetensors")
+    }
+    /// The last evaluation's match and what best was before it, saved before any promotion,
+    /// so that an evaluation resumed after a crash decides as the first one did.
+    pub fn evaluation(&self) -> PathBuf {
+        self.models.join("evaluation.json")
     }
 }

@@ -5,17 +5,19 @@
 use std::path::Path;
 
 use anyhow::{bail, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::config::RunConfig;
 use super::paths::RunPaths;
 use super::player::net_agent;
 use super::policy_player::policy_agent;
+use super::records::read_iteration;
 use super::selfplay::{self_play, SelfPlayStats};
 use super::train::{load_window, train, Checkpointing, TrainStats};
 use crate::agent::Agent;
 use crate::arena::grading::{grade, standard_set, GradeResult, GRADING};
 use crate::arena::{play_match, AgentFactory, MatchOptions, MatchResult};
+use crate::core::files::{read_json, write_json};
 use crate::core::rng::streams;
 use crate::core::threads::default_threads;
 use crate::games::Game;
@@ -44,6 +46,9 @@ pub fn ensure_best<G: Game>(cfg: &RunConfig, paths: &RunPaths) -> Result<()> {
     Ok(())
 }
 
+/// Plays the iteration's missing self-play games with `best`. The games and positions returned
+/// are the whole stage's, those written by earlier, interrupted processes included; the
+/// throughput figures (network evaluations, batches, cache) are this process's.
 pub fn stage_self_play<G: Game>(
     cfg: &RunConfig,
     paths: &RunPaths,
@@ -52,7 +57,11 @@ pub fn stage_self_play<G: Game>(
 ) -> Result<SelfPlayStats> {
     ensure_best::<G>(cfg, paths)?;
     let net = Net::load(&paths.best(), G::NAME, Shape::of::<G>(), default_device())?;
-    self_play::<G>(cfg, net, iteration, &paths.data, progress)
+    let mut stats = self_play::<G>(cfg, net, iteration, &paths.data, progress)?;
+    let games = read_iteration(&paths.data, G::NAME, G::NUM_ACTIONS, iteration)?;
+    stats.games = games.len() as u64;
+    stats.positions = games.iter().map(|g| g.moves.len() as u64).sum();
+    Ok(stats)
 }
 
 pub fn stage_train<G: Game>(
@@ -68,6 +77,7 @@ pub fn stage_train<G: Game>(
         paths.best()
     };
     let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?;
+    let trained_before = net.meta.iteration == iteration;
     let samples = load_window::<G>(cfg, &paths.data, iteration)?;
     // Nothing else runs while the network trains: every core goes to libtorch.
     let _threads = TorchThreads::set(default_threads());
@@ -86,10 +96,13 @@ pub fn stage_train<G: Game>(
         Some(&checkpointing),
         progress,
     )?;
+    // A process that saved this stage's network and died before the run moved on left
+    // `latest` trained already (the checkpoint then made `train` a no-op): count it once.
+    if !trained_before {
+        net.meta.training_steps += cfg.train_steps;
+    }
     net.meta.iteration = iteration;
     net.save(&paths.latest())?;
-    // The finished stage is in `latest`; its checkpoint is spent.
-    let _ = std::fs::remove_file(paths.train_checkpoint());
     Ok(stats)
 }
 
@@ -148,25 +161,14 @@ pub fn stage_evaluate<G: Game>(
         threads: default_threads(),
         progress,
     };
-    let (latest, best) = (paths.latest(), paths.best());
-    let result = play_match::<G>(
-        "latest",
-        "best",
-        &net_factory::<G>(
-            &latest,
-            cfg.eval_sims,
-            cfg.eval_random_plies,
-            cfg.mcts.search,
-        ),
-        &net_factory::<G>(&best, cfg.eval_sims, cfg.eval_random_plies, cfg.mcts.search),
-        &opts,
-    )?;
-    let score = result.total.score();
+    let decided = latest_against_best::<G>(cfg, paths, iteration, &opts)?;
+    let score = decided.latest_vs_best.total.score();
     let promoted = score >= cfg.promote_threshold;
-    let mut generation = Net::read_meta(&best)?.generation;
+    let mut generation = decided.generation_before;
     if promoted {
         generation = promote::<G>(paths, iteration, generation)?;
     }
+    let best = paths.best();
     let benchmark = match benchmark {
         Some((name, make)) if cfg.benchmark_games > 0 => {
             let opts = MatchOptions {
@@ -182,7 +184,7 @@ pub fn stage_evaluate<G: Game>(
     };
     let grades = grade_best::<G>(cfg, &best, iteration, progress)?;
     Ok(EvalStats {
-        latest_vs_best: result,
+        latest_vs_best: decided.latest_vs_best,
         score,
         promoted,
         generation,
@@ -191,6 +193,49 @@ pub fn stage_evaluate<G: Game>(
         grade_search: grades.search,
         grade_seconds: grades.seconds,
     })
+}
+
+/// The match that decides an iteration's promotion, and best's generation before it; saved
+/// before best can change.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Decision {
+    iteration: u32,
+    generation_before: u32,
+    latest_vs_best: MatchResult,
+}
+
+/// Plays `latest` against `best` for `iteration`, or reads the result of that match if an
+/// earlier process played it (and may have promoted `latest` already): the decision, and so
+/// the run, does not depend on where a crash struck.
+fn latest_against_best<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    iteration: u32,
+    opts: &MatchOptions,
+) -> Result<Decision> {
+    if let Ok(Some(saved)) = read_json::<Decision>(&paths.evaluation()) {
+        if saved.iteration == iteration {
+            return Ok(saved);
+        }
+    }
+    let (latest, best) = (paths.latest(), paths.best());
+    let generation_before = Net::read_meta(&best)?.generation;
+    let search = cfg.mcts.search;
+    let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
+    let latest_vs_best = play_match::<G>(
+        "latest",
+        "best",
+        &net_factory::<G>(&latest, sims, plies, search),
+        &net_factory::<G>(&best, sims, plies, search),
+        opts,
+    )?;
+    let decision = Decision {
+        iteration,
+        generation_before,
+        latest_vs_best,
+    };
+    write_json(&paths.evaluation(), &decision)?;
+    Ok(decision)
 }
 
 /// Best's grades on the evaluation set.

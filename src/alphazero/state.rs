@@ -1,14 +1,16 @@
 //! A run's state on disk: its settings (`run.json`, fixed when the run starts) and the next
 //! stage to run (`state.json`, advanced only after a stage's files are safely written).
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::config::RunConfig;
 use super::paths::RunPaths;
-use crate::core::files::{read_json, write_json};
+use crate::core::files::{read_json, remove_temporaries, write_json};
+use crate::core::lock::DirLock;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The stages of an iteration, in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stage {
     SelfPlay,
@@ -63,4 +65,44 @@ pub fn read_state(paths: &RunPaths) -> Result<RunState> {
 
 pub fn write_state(paths: &RunPaths, state: RunState) -> Result<()> {
     write_json(&paths.state(), &state)
+}
+
+/// A run's two directories, locked for this process: a second process working on the same run
+/// is refused with the holder's pid instead of mixing its files with this one's.
+#[derive(Debug)]
+pub struct RunLock {
+    pub models: DirLock,
+    pub data: DirLock,
+}
+
+impl RunLock {
+    /// The pids of processes that held a lock and died without releasing it.
+    pub fn stale_holders(&self) -> Vec<u32> {
+        let mut pids: Vec<u32> = [&self.models, &self.data]
+            .iter()
+            .filter_map(|l| l.stale_holder)
+            .collect();
+        pids.dedup();
+        pids
+    }
+}
+
+/// Locks the run's models and data directories (created if needed), then removes the
+/// temporary files of writes that a killed process left half done: with the lock held, no
+/// other process can be writing them.
+pub fn lock_run(paths: &RunPaths) -> Result<RunLock> {
+    let lock = RunLock {
+        models: DirLock::acquire(&paths.models, "the run's models")?,
+        data: DirLock::acquire(&paths.data, "the run's self-play data")?,
+    };
+    remove_temporaries(&paths.models)?;
+    remove_temporaries(&paths.data)?;
+    let iterations = std::fs::read_dir(&paths.data)
+        .with_context(|| format!("cannot read {}", paths.data.display()))?;
+    for entry in iterations.flatten() {
+        if entry.path().is_dir() {
+            remove_temporaries(&entry.path())?;
+        }
+    }
+    Ok(lock)
 }

@@ -345,7 +345,9 @@ fn maybe_checkpoint(
 
 /// Trains `net` in place for `cfg.train_steps` mini-batches drawn from `samples`, each position
 /// under a random symmetry of the game. Step `k` draws its batch from a generator seeded by
-/// `seed` and `k`, so a run resumed from a checkpoint trains exactly as an uninterrupted one.
+/// `seed` and `k`, so a run resumed from a checkpoint trains exactly as an uninterrupted one;
+/// a checkpoint of the finished training (saved at the end) makes a second call a no-op that
+/// returns the same weights and losses. The network's description is the caller's to update.
 pub fn train<G: Game>(
     cfg: &RunConfig,
     net: &mut Net,
@@ -366,6 +368,7 @@ pub fn train<G: Game>(
             at = p;
         }
     }
+    let first_step = at.step;
     let _guard = checkpointing.map(|_| InterruptGuard::install());
     let mut batch = Batch::new::<G>(cfg.batch_size.max(1));
     let task = progress::task(cfg.train_steps, "steps", progress);
@@ -395,7 +398,14 @@ pub fn train<G: Game>(
         }
     }
     drop(task);
-    net.meta.training_steps += cfg.train_steps;
+    if let Some(ck) = checkpointing {
+        // The finished stage's checkpoint stays until the next iteration's replaces it: a
+        // process that dies after saving the trained network but before the run moves on
+        // finds the stage done here, instead of training the trained network again.
+        if at.step > first_step {
+            save_checkpoint(ck, net, &adam, &at)?;
+        }
+    }
     Ok(TrainStats {
         samples: samples.len(),
         steps: cfg.train_steps,

@@ -22,7 +22,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 fn run_for<G: Playable>(args: &Args) -> Result<()> {
-    let (paths, cfg) = args.run.open()?;
+    let (paths, cfg, _lock) = args.run.open()?;
     let json = args.run.json;
     if !json {
         eprintln!(

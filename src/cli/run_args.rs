@@ -9,7 +9,7 @@ use crate::players::{BuildContext, Playable, PlayerSpec};
 
 use crate::alphazero::config::RunConfig;
 use crate::alphazero::paths::RunPaths;
-use crate::alphazero::state::open_run;
+use crate::alphazero::state::{lock_run, open_run, RunLock};
 use crate::games::GameKind;
 use crate::search::mcts::SearchKind;
 
@@ -45,9 +45,18 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// The run's paths and configuration (the saved one when resuming).
-    pub fn open(&self) -> Result<(RunPaths, RunConfig)> {
+    /// The run's paths and configuration (the saved one when resuming), and the lock that
+    /// keeps other processes out of the run while it is held.
+    pub fn open(&self) -> Result<(RunPaths, RunConfig, RunLock)> {
         let paths = RunPaths::new(&self.models, &self.data, self.game.name());
+        // Before anything is read or written: one process a run.
+        let lock = lock_run(&paths)?;
+        for pid in lock.stale_holders() {
+            eprintln!(
+                "note: process {pid} stopped without finishing its work on {}; resuming it",
+                paths.models.display()
+            );
+        }
         let cuda = tch::Cuda::is_available();
         let mut cfg =
             RunConfig::preset(self.preset.as_deref().unwrap_or("default"), self.game, cuda)?;
@@ -67,7 +76,7 @@ impl RunArgs {
             || self.benchmark.is_some()
             || self.search.is_some();
         let cfg = open_run(&paths, &cfg, explicit)?;
-        Ok((paths, cfg))
+        Ok((paths, cfg, lock))
     }
 
     /// The run's benchmark player, if it has one.

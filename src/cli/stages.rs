@@ -24,7 +24,7 @@ pub fn run(which: Stage, args: Args) -> Result<()> {
 }
 
 fn run_for<G: Playable>(which: Stage, args: &Args) -> Result<()> {
-    let (paths, cfg) = args.run.open()?;
+    let (paths, cfg, _lock) = args.run.open()?;
     let iteration = match args.iteration {
         Some(0) => anyhow::bail!("iterations are numbered from 1"),
         Some(i) => i,

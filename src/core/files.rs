@@ -93,6 +93,42 @@ fn create_parent(path: &Path) -> Result<Option<PathBuf>> {
     Ok(dir.map(Path::to_path_buf))
 }
 
+/// Whether `name` is one of [`temporary_name`]'s: `.NAME.tmp.PID.N`.
+fn is_temporary(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else {
+        return false;
+    };
+    let mut parts = rest.rsplitn(4, '.');
+    let numeric =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    numeric(parts.next())
+        && numeric(parts.next())
+        && parts.next() == Some("tmp")
+        && parts.next().is_some_and(|n| !n.is_empty())
+}
+
+/// Removes the temporary files that writers killed mid-write left in `dir` (not in its
+/// subdirectories); returns how many. Only for a directory no other process is writing to,
+/// such as a locked run's.
+pub fn remove_temporaries(dir: &Path) -> Result<usize> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+        let name = entry.file_name();
+        if is_temporary(&name.to_string_lossy()) && entry.path().is_file() {
+            std::fs::remove_file(entry.path())
+                .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
 /// `.NAME.tmp.PID.N` beside `path`: unique between processes and between threads.
 fn temporary_name(path: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -283,6 +319,30 @@ pub fn ensure(format: &Format, path: &Path, condition: bool, problem: &str) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temporaries_left_by_killed_writers_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let keep = [
+            "best.safetensors",
+            ".hidden",
+            ".x.tmp.12",
+            "a.tmp.1.2",
+            ".x.tmp.a.2",
+        ];
+        let gone = [".best.safetensors.tmp.4242.0", ".state.json.tmp.1.17"];
+        for name in keep.iter().chain(&gone) {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+        }
+        // A name written by this very function is recognised.
+        let made = temporary_name(&dir.path().join("run.json"));
+        std::fs::write(&made, b"x").unwrap();
+        assert_eq!(remove_temporaries(dir.path()).unwrap(), gone.len() + 1);
+        for name in keep {
+            assert!(dir.path().join(name).exists(), "{name}");
+        }
+        assert_eq!(remove_temporaries(&dir.path().join("absent")).unwrap(), 0);
+    }
 
     const TEST: Format = Format {
         kind: "test-record",
