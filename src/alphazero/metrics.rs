@@ -15,6 +15,7 @@ use super::train::TrainStats;
 use crate::arena::grading::{GradeResult, GroupResult};
 use crate::arena::MatchResult;
 use crate::core::files::{append_line, write_atomic};
+use crate::core::memory::resident_mib;
 
 /// One finished stage, a line of `metrics.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -76,6 +77,12 @@ pub struct EvaluateRecord {
     /// The wall time of the two gradings (part of `seconds`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grade_seconds: Option<f64>,
+    /// The process's resident memory at the end of the iteration and its peak so far, MiB
+    /// (absent in older logs): a long run's memory should stay flat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_mib: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_mib: Option<f64>,
 }
 
 impl StageRecord {
@@ -115,6 +122,8 @@ impl StageRecord {
             grade_net: e.grade_net.clone(),
             grade_search: e.grade_search.clone(),
             grade_seconds: e.grade_seconds,
+            rss_mib: resident_mib().map(|m| m.0),
+            peak_rss_mib: resident_mib().map(|m| m.1),
         }))
     }
 
@@ -251,6 +260,8 @@ pub struct IterationRow {
     pub net_groups: Option<Vec<GroupResult>>,
     pub search_groups: Option<Vec<GroupResult>>,
     pub grade_seconds: Option<f64>,
+    /// The process's resident memory at the end of the iteration, MiB.
+    pub rss_mib: Option<f64>,
     /// Wall-clock minutes of the run from its start to the end of this iteration's evaluation
     /// (the stages' seconds added up).
     pub minutes: Option<f64>,
@@ -288,6 +299,7 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
                 row.net_groups = r.grade_net.as_ref().map(|g| g.groups.clone());
                 row.search_groups = r.grade_search.as_ref().map(|g| g.groups.clone());
                 row.grade_seconds = r.grade_seconds;
+                row.rss_mib = r.rss_mib;
                 if let Some(b) = &r.benchmark {
                     let t = b.total;
                     row.benchmark = Some(b.b.clone());
