@@ -20,7 +20,7 @@
 //!   back to the same value, and satisfies the invariants the reader promises;
 //! - valid encodings round-trip.
 //!
-//! Cases per target: `ZERO_FUZZ_CASES` (default 2000); seed: `ZERO_FUZZ_SEED` (default a random
+//! Cases per target: `ZERO_FUZZ_CASES` (default 5000); seed: `ZERO_FUZZ_SEED` (default a random
 //! one, printed with a failure). The run by hand, a million cases a target, one at a time:
 //!
 //! ```text
@@ -160,7 +160,7 @@ mod harness {
 
     /// Cases per target: `ZERO_FUZZ_CASES`, a few thousand by default.
     pub fn cases() -> u32 {
-        env("ZERO_FUZZ_CASES").unwrap_or(2000)
+        env("ZERO_FUZZ_CASES").unwrap_or(5000)
     }
 
     /// The case each thread runs now, for the watchdog: when it started, its target, its input.
