@@ -862,18 +862,17 @@ fn fuzz_labelled_positions() {
                 moves.pop();
                 pos = Connect4::parse_position(&moves_text::<Connect4>(&moves, "")).unwrap();
             }
+            // The starting position has no text of its own: the format cannot hold it.
+            if moves.is_empty() {
+                continue;
+            }
             let written = moves_text::<Connect4>(&moves, "");
             let (lo, hi) = score_bounds(moves.len());
             let score = (*score).clamp(lo, hi);
             text.push_str(&format!("{written} {score}\n"));
             expected.push((written, pos, score));
         }
-        // An empty position is not a line: it is left out of the text as a blank line is.
-        let read = parse_labelled_positions(&text, "lines");
-        let expected: Vec<_> = expected.into_iter().filter(|e| !e.0.is_empty()).collect();
-        if expected.len() == lines.len() {
-            prop_assert_eq!(read.unwrap(), expected);
-        }
+        prop_assert_eq!(parse_labelled_positions(&text, "lines").unwrap(), expected);
         Ok(())
     });
 }
@@ -1689,6 +1688,7 @@ fn fuzz_model() {
             let back =
                 Net::load_bytes(&path, &written, "tictactoe", shape, tch::Device::Cpu).unwrap();
             prop_assert_eq!(&back.meta, &net.meta);
+            prop_assert!(bits(&weights(&back)) == bits(&weights(&net)));
             prop_assert_eq!(Net::read_meta_bytes(&path, &written).unwrap(), net.meta);
             Ok(())
         },
