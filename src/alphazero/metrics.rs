@@ -171,6 +171,12 @@ pub fn read_metrics(path: &Path) -> Result<Vec<StageRecord>> {
             path.display()
         )
     })?;
+    parse_metrics(&text, path)
+}
+
+/// The records of the text of a `metrics.jsonl`, as [`read_metrics`] reads the file; `path`
+/// names it in errors.
+pub fn parse_metrics(text: &str, path: &Path) -> Result<Vec<StageRecord>> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::core::files::{ensure, Format};
+use crate::core::files::{ensure, write_atomic, Format};
 
 /// The self-play chunk: version 2 puts the chunk inside the checked header of [`Format`].
 const CHUNK: Format = Format {
@@ -63,14 +63,38 @@ pub fn write_chunk(
         indices.len(),
         records.len()
     );
-    let chunk = Chunk {
+    let path = iteration_dir(data_dir, iteration).join(format!("chunk-{first:06}.bin"));
+    let bytes = encode_chunk(game, iteration, indices, records)
+        .with_context(|| format!("cannot encode {}", path.display()))?;
+    write_atomic(&path, &bytes)
+}
+
+/// The bytes of the chunk file [`write_chunk`] writes for these games.
+pub fn encode_chunk(
+    game: &str,
+    iteration: u32,
+    indices: &[u64],
+    records: &[GameRecord],
+) -> Result<Vec<u8>> {
+    CHUNK.encode_value(&Chunk {
         game: game.into(),
         iteration,
         indices: indices.to_vec(),
         records: records.to_vec(),
-    };
-    let path = iteration_dir(data_dir, iteration).join(format!("chunk-{first:06}.bin"));
-    CHUNK.save(&path, &chunk)
+    })
+}
+
+/// The games of a chunk file's bytes with their numbers, in the file's order, checked as a
+/// stage reads them (see [`read_iteration`]); `path` names the file in errors.
+pub fn decode_chunk(
+    path: &Path,
+    bytes: &[u8],
+    game: &str,
+    actions: usize,
+    iteration: u32,
+) -> Result<Vec<(u64, GameRecord)>> {
+    let chunk = chunk_from_bytes(path, bytes, game, actions, iteration)?;
+    Ok(chunk.indices.into_iter().zip(chunk.records).collect())
 }
 
 /// The chunk files of an iteration, sorted; leftover temporary files of an interrupted write
@@ -101,7 +125,19 @@ fn chunk_paths(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Reads one chunk and checks that it holds games of `game` (`actions` actions) of
 /// `iteration`, each consistent with itself.
 fn read_chunk(path: &Path, game: &str, actions: usize, iteration: u32) -> Result<Chunk> {
-    let chunk: Chunk = CHUNK.load(path)?;
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    chunk_from_bytes(path, &bytes, game, actions, iteration)
+}
+
+/// [`read_chunk`] of a file's bytes.
+fn chunk_from_bytes(
+    path: &Path,
+    bytes: &[u8],
+    game: &str,
+    actions: usize,
+    iteration: u32,
+) -> Result<Chunk> {
+    let chunk: Chunk = CHUNK.decode_value(path, bytes)?;
     let check = |condition: bool, problem: &str| ensure(&CHUNK, path, condition, problem);
     if chunk.game != game {
         let problem = format!("it holds {} games, not {game} games", chunk.game);

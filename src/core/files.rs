@@ -156,13 +156,18 @@ pub fn append_line(path: &Path, line: &str) -> Result<()> {
 
 /// Reads a JSON file; `None` if it does not exist.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(serde_json::from_str(&text).with_context(|| {
-            format!("{} is corrupt; delete it to start over", path.display())
-        })?)),
+    match std::fs::read(path) {
+        Ok(bytes) => parse_json(path, &bytes).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }
+}
+
+/// A value from the bytes of a JSON file, as [`read_json`] reads it; `path` names the file in
+/// the error.
+pub fn parse_json<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
+    serde_json::from_slice(bytes)
+        .with_context(|| format!("{} is corrupt; delete it to start over", path.display()))
 }
 
 /// Writes a value as pretty JSON, atomically.
@@ -288,16 +293,29 @@ impl Format {
 
     /// Saves `value` (postcard-encoded) under this format's header, atomically.
     pub fn save<T: Serialize>(&self, path: &Path, value: &T) -> Result<()> {
-        let payload = postcard::to_allocvec(value)
+        let bytes = self
+            .encode_value(value)
             .with_context(|| format!("cannot encode {}", path.display()))?;
-        write_atomic(path, &self.encode(&payload))
+        write_atomic(path, &bytes)
     }
 
     /// Loads a value saved by [`Format::save`].
     pub fn load<T: DeserializeOwned>(&self, path: &Path) -> Result<T> {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let payload = self.decode(path, &bytes)?;
+        self.decode_value(path, &bytes)
+    }
+
+    /// The bytes of the file [`Format::save`] writes: `value`, postcard-encoded, under this
+    /// format's header.
+    pub fn encode_value<T: Serialize>(&self, value: &T) -> Result<Vec<u8>> {
+        Ok(self.encode(&postcard::to_allocvec(value)?))
+    }
+
+    /// The value in a file's bytes, as [`Format::load`] reads it; `path` names the file in
+    /// errors.
+    pub fn decode_value<T: DeserializeOwned>(&self, path: &Path, bytes: &[u8]) -> Result<T> {
+        let payload = self.decode(path, bytes)?;
         let (value, rest) =
             postcard::take_from_bytes::<T>(payload).map_err(|e| self.corrupt(path, e))?;
         if !rest.is_empty() {

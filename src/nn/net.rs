@@ -30,6 +30,67 @@ pub enum Arch {
     AzgConv { channels: usize },
 }
 
+impl Arch {
+    /// How many numbers a network of this shape holds for a game of `shape`: every variable
+    /// of its store, batch norm's running statistics included (the tensors of its file).
+    /// `None` when that does not fit in an `i64`, libtorch's sizes. It mirrors [`Net::new`],
+    /// so that a model file's description can be checked against its tensors before a
+    /// network of that size is built.
+    pub fn numbers(&self, shape: Shape) -> Option<i64> {
+        let n = |x: usize| i64::try_from(x).ok();
+        let (planes, actions) = (n(shape.planes)?, n(shape.actions)?);
+        let cells = n(shape.height)?.checked_mul(n(shape.width)?)?;
+        // A convolution without bias, a batch norm (weight, bias, mean, variance), a linear
+        // layer with bias.
+        let conv = |cin: i64, cout: i64, k: i64| cin.checked_mul(cout)?.checked_mul(k * k);
+        let bn = |c: i64| c.checked_mul(4);
+        let linear = |cin: i64, cout: i64| cin.checked_mul(cout)?.checked_add(cout);
+        let sum = |parts: &[Option<i64>]| {
+            parts
+                .iter()
+                .try_fold(0i64, |total, p| total.checked_add((*p)?))
+        };
+        match *self {
+            Arch::Resnet { blocks, filters } => {
+                let (b, f) = (n(blocks)?, n(filters)?);
+                let block = sum(&[conv(f, f, 3), bn(f), conv(f, f, 3), bn(f)])?;
+                sum(&[
+                    conv(planes, f, 3),
+                    bn(f),
+                    block.checked_mul(b),
+                    conv(f, 2, 1),
+                    bn(2),
+                    linear(cells.checked_mul(2)?, actions),
+                    conv(f, 1, 1),
+                    bn(1),
+                    linear(cells, 64),
+                    linear(64, 1),
+                ])
+            }
+            Arch::AzgConv { channels } => {
+                let c = n(channels)?;
+                // Two valid convolutions take 4 off each side; the board needs 5x5 at least.
+                let valid = |x: usize| n(x)?.checked_sub(4).filter(|&x| x > 0);
+                let flat = c
+                    .checked_mul(valid(shape.height)?)?
+                    .checked_mul(valid(shape.width)?)?;
+                sum(&[
+                    conv(planes, c, 3),
+                    bn(c),
+                    conv(c, c, 3).and_then(|x| x.checked_mul(3)),
+                    bn(c).and_then(|x| x.checked_mul(3)),
+                    linear(flat, 1024),
+                    bn(1024),
+                    linear(1024, 512),
+                    bn(512),
+                    linear(512, actions),
+                    linear(512, 1),
+                ])
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for Arch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -224,6 +285,13 @@ impl Net {
     }
 
     fn build(game: &str, arch: Arch, shape: Shape, device: Device) -> Result<Net> {
+        let azg = matches!(arch, Arch::AzgConv { .. });
+        if azg && (shape.height < 5 || shape.width < 5) {
+            bail!("the azg-conv shape needs a board of at least 5x5");
+        }
+        if arch.numbers(shape).is_none() {
+            bail!("a {arch} network is too large to build");
+        }
         let vs = nn::VarStore::new(device);
         let p = vs.root();
         let cells = shape.height * shape.width;
@@ -262,9 +330,6 @@ impl Net {
                 }
             }
             Arch::AzgConv { channels } => {
-                if shape.height < 5 || shape.width < 5 {
-                    bail!("the azg-conv shape needs a board of at least 5x5");
-                }
                 let c = channels as i64;
                 let bn2 = |q: nn::Path| Bn::new(q, channels, 2);
                 let convs = vec![
@@ -424,13 +489,27 @@ impl Net {
         if path.extension().and_then(|e| e.to_str()) != Some("safetensors") {
             bail!("model files end in .safetensors (got {})", path.display());
         }
-        let mut named: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
-        named.sort_by(|a, b| a.0.cmp(&b.0));
-        let meta = HashMap::from([(META_KEY.to_string(), serde_json::to_string(&self.meta)?)]);
-        let bytes = to_safetensors_bytes(&named, Some(meta))
+        let bytes = self
+            .to_bytes()
             .with_context(|| format!("cannot save {}", path.display()))?;
         write_atomic(path, &bytes)?;
         remove_stale_sidecar(path)
+    }
+
+    /// The bytes of the model file [`Net::save`] writes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut named: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        let meta = HashMap::from([(META_KEY.to_string(), serde_json::to_string(&self.meta)?)]);
+        to_safetensors_bytes(&named, Some(meta))
+    }
+
+    /// The description in the bytes of a model file, as [`Net::read_meta`] reads it; `path`
+    /// names the file in errors (and locates an older model's sidecar).
+    pub fn read_meta_bytes(path: &Path, bytes: &[u8]) -> Result<ModelMeta> {
+        let header = read_safetensors_metadata(bytes, bytes.len() as u64)
+            .map_err(|e| not_a_model(path, e))?;
+        meta_from_header(path, &header)
     }
 
     /// Reads a model's description from its header only (cheap, however large the model).
@@ -463,7 +542,19 @@ impl Net {
             ),
             Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         };
-        let (named, header) = from_safetensors_bytes(&bytes).map_err(|e| not_a_model(path, e))?;
+        Net::load_bytes(path, &bytes, game, shape, device)
+    }
+
+    /// A model from the bytes of its file, checked as [`Net::load`] checks it; `path` names
+    /// the file in errors (and locates an older model's sidecar).
+    pub fn load_bytes(
+        path: &Path,
+        bytes: &[u8],
+        game: &str,
+        shape: Shape,
+        device: Device,
+    ) -> Result<Net> {
+        let (named, header) = from_safetensors_bytes(bytes).map_err(|e| not_a_model(path, e))?;
         let meta = meta_from_header(path, &header)?;
         if meta.game != game {
             bail!(
@@ -479,6 +570,24 @@ impl Net {
                 meta.shape,
                 shape
             );
+        }
+        // The description must fit the tensors before a network of its size is built: a
+        // damaged description could otherwise ask for any amount of memory.
+        let held = named
+            .iter()
+            .try_fold(0i64, |total, (_, t)| total.checked_add(t.numel() as i64));
+        let needed = meta.arch.numbers(shape);
+        if needed.is_none() || needed != held {
+            let needed = needed.map_or("too many".to_string(), |n| n.to_string());
+            let held = held.map_or("too many".to_string(), |n| n.to_string());
+            return Err(not_a_model(
+                path,
+                format!(
+                    "its tensors hold {held} numbers, the network shape its description gives \
+                     ({}) has {needed}",
+                    meta.arch
+                ),
+            ));
         }
         let mut net = Net::new(game, meta.arch, shape, device)?;
         net.copy_weights(path, named)?;
@@ -749,6 +858,56 @@ mod tests {
             e.contains("is not a zero model") && e.contains("shape"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn arch_numbers_count_every_variable_of_the_built_network() {
+        use crate::games::{Connect4, Othello4};
+        let shapes = [
+            Shape::of::<TicTacToe>(),
+            Shape::of::<Connect4>(),
+            Shape::of::<Othello4>(),
+        ];
+        for shape in shapes {
+            for arch in [
+                Arch::Resnet {
+                    blocks: 1,
+                    filters: 8,
+                },
+                Arch::Resnet {
+                    blocks: 3,
+                    filters: 5,
+                },
+                Arch::AzgConv { channels: 4 },
+            ] {
+                let built = match Net::new(GAME, arch, shape, Device::Cpu) {
+                    Ok(net) => net,
+                    // azg-conv needs a board of 5x5 at least.
+                    Err(_) => {
+                        assert!(shape.height < 5 && matches!(arch, Arch::AzgConv { .. }));
+                        assert_eq!(arch.numbers(shape), None);
+                        continue;
+                    }
+                };
+                let total: i64 = built
+                    .vs
+                    .variables()
+                    .values()
+                    .map(|t| t.numel() as i64)
+                    .sum();
+                assert_eq!(arch.numbers(shape), Some(total), "{arch} for {shape:?}");
+            }
+        }
+        let huge = Arch::Resnet {
+            blocks: usize::MAX,
+            filters: 1 << 40,
+        };
+        assert_eq!(huge.numbers(Shape::of::<TicTacToe>()), None);
+        let e = Net::new(GAME, huge, Shape::of::<TicTacToe>(), Device::Cpu)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("too large to build"), "{e}");
     }
 
     #[test]

@@ -72,6 +72,11 @@ pub fn to_safetensors_bytes(
     named: &[(String, Tensor)],
     metadata: Option<FileMetadata>,
 ) -> Result<Vec<u8>> {
+    // safetensors 0.3.3 writes such a header as `{},"__metadata__":...}`, which no reader
+    // (itself included) reads back.
+    if named.is_empty() && metadata.is_some() {
+        bail!("cannot encode metadata without any tensor");
+    }
     let flat = named
         .iter()
         .map(|(n, t)| Ok((n.as_str(), copy_out(n, t)?)))

@@ -7,9 +7,9 @@
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
-use crate::core::files::{ensure, Format};
+use crate::core::files::{ensure, write_atomic, Format};
 use crate::games::blackjack::{dealer_final, Action, Deck, Hand, State, STATES};
 
 use super::blackjack_dp::Values;
@@ -163,17 +163,32 @@ impl Mces {
     }
 
     pub fn save(&self, path: &Path) -> Result<()> {
-        let record = Record {
+        let bytes = self
+            .to_bytes()
+            .with_context(|| format!("cannot encode {}", path.display()))?;
+        write_atomic(path, &bytes)
+    }
+
+    /// The bytes of the file [`Mces::save`] writes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        MCES.encode_value(&Record {
             episodes: self.episodes,
             sums: self.sums.to_vec(),
             counts: self.counts.to_vec(),
             policy: self.policy.to_vec(),
-        };
-        MCES.save(path, &record)
+        })
     }
 
     pub fn load(path: &Path) -> Result<Self> {
-        let r: Record = MCES.load(path)?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Self::from_bytes(path, &bytes)
+    }
+
+    /// The learner in a file's bytes, checked as [`Mces::load`] checks it; `path` names the
+    /// file in errors.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self> {
+        let r: Record = MCES.decode_value(path, bytes)?;
         let (Ok(sums), Ok(counts), Ok(policy)) = (
             <[[i64; 2]; STATES]>::try_from(r.sums),
             <[[u64; 2]; STATES]>::try_from(r.counts),

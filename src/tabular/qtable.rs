@@ -10,10 +10,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::marker::PhantomData;
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use crate::agent::Agent;
-use crate::core::files::{ensure, Format};
+use crate::core::files::{ensure, write_atomic, Format};
 use crate::core::rng::mix64;
 use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move, Othello4, TicTacToe};
@@ -218,6 +218,14 @@ impl<G: Game> QTable<G> {
 
     /// Saves the reached positions (postcard, atomically).
     pub fn save(&self, path: &Path) -> Result<()> {
+        let bytes = self
+            .to_bytes()
+            .with_context(|| format!("cannot encode {}", path.display()))?;
+        write_atomic(path, &bytes)
+    }
+
+    /// The bytes of the file [`QTable::save`] writes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let rows = self
             .keys
             .iter()
@@ -230,12 +238,20 @@ impl<G: Game> QTable<G> {
             actions: G::NUM_ACTIONS as u32,
             rows,
         };
-        QTABLE.save(path, &record)
+        QTABLE.encode_value(&record)
     }
 
     /// Loads a table saved for game `G`.
     pub fn load(path: &Path) -> Result<Self> {
-        let record: Record = QTABLE.load(path)?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Self::from_bytes(path, &bytes)
+    }
+
+    /// The table in a file's bytes, checked as [`QTable::load`] checks it; `path` names the
+    /// file in errors.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self> {
+        let record: Record = QTABLE.decode_value(path, bytes)?;
         let check = |condition: bool, problem: &str| ensure(&QTABLE, path, condition, problem);
         if record.game != G::NAME {
             let problem = format!("a Q-table for {}, not for {}", record.game, G::NAME);

@@ -26,8 +26,8 @@ mod score;
 mod solver;
 mod table;
 
-pub use labelled::read_labelled_positions;
+pub use labelled::{parse_labelled_positions, read_labelled_positions};
 pub use position::Position;
-pub use score::{describe_score, MAX_SCORE, MIN_SCORE};
+pub use score::{describe_score, possible_scores, MAX_SCORE, MIN_SCORE};
 pub use solver::{ScoreSource, Solver};
 pub use table::DEFAULT_TABLE_ENTRIES;

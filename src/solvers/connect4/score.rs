@@ -15,6 +15,12 @@ pub const MIN_SCORE: i32 = -(CELLS / 2) + 3;
 /// The highest score a position can have: winning with the 4th stone.
 pub const MAX_SCORE: i32 = (CELLS + 1) / 2 - 3;
 
+/// The scores a position with `moves` stones can have: the side to move wins at the soonest
+/// with its next stone, and loses at the soonest to the opponent's next one.
+pub fn possible_scores(moves: i32) -> std::ops::RangeInclusive<i32> {
+    (-(CELLS - moves) / 2).max(MIN_SCORE)..=((CELLS + 1 - moves) / 2).min(MAX_SCORE)
+}
+
 /// The outcome a score means, in words, naming the side to move (first or second player).
 pub fn describe_score(score: i32, moves: i32) -> String {
     let (mover, other) = if moves % 2 == 0 {
@@ -63,6 +69,16 @@ mod tests {
     #[test]
     fn the_scale_ends_at_a_win_with_the_fourth_stone() {
         assert_eq!((MIN_SCORE, MAX_SCORE), (-(WIN_BASE - 4), WIN_BASE - 4));
+    }
+
+    #[test]
+    fn possible_scores_are_the_soonest_win_and_loss() {
+        assert_eq!(possible_scores(0), MIN_SCORE..=MAX_SCORE);
+        // The first player to move with 10 stones down has 5; its 6th can win (22 - 6).
+        assert_eq!(possible_scores(10), -16..=16);
+        // The second player with 11 down: 5 of its own, its 6th wins; the first's 7th loses.
+        assert_eq!(possible_scores(11), -15..=16);
+        assert_eq!(possible_scores(41), 0..=1);
     }
 
     #[test]

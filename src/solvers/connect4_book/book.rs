@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::core::files::{ensure, Format};
+use crate::core::files::{ensure, write_atomic, Format};
 use crate::core::progress;
 use crate::games::connect4::{HEIGHT, WIDTH};
 use crate::games::{Connect4, Game};
@@ -41,7 +41,9 @@ struct BookFile {
 }
 
 impl Book {
-    fn from_map(depth: u32, map: &HashMap<u64, i8>) -> Book {
+    /// The book of the scores in `map` (by canonical key) of positions of at most `depth`
+    /// stones.
+    pub fn from_map(depth: u32, map: &HashMap<u64, i8>) -> Book {
         let mut entries: Vec<(u64, i8)> = map.iter().map(|(&k, &s)| (k, s)).collect();
         entries.sort_unstable();
         Book {
@@ -71,7 +73,14 @@ impl Book {
     /// Loads a book, checking its header and that its keys are sorted, its scores possible
     /// and its depth within the board.
     pub fn load(path: &Path) -> Result<Book> {
-        let file: BookFile = BOOK.load(path)?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Book::from_bytes(path, &bytes)
+    }
+    /// The book in a file's bytes, checked as [`Book::load`] checks it; `path` names the file
+    /// in errors.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Book> {
+        let file: BookFile = BOOK.decode_value(path, bytes)?;
         let check = |condition: bool, problem: &str| ensure(&BOOK, path, condition, problem);
         check(
             file.depth as usize <= WIDTH * HEIGHT,
@@ -107,12 +116,18 @@ impl Book {
     }
     /// Writes the book atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let file = BookFile {
+        let bytes = self
+            .to_bytes()
+            .with_context(|| format!("cannot encode {}", path.display()))?;
+        write_atomic(path, &bytes)
+    }
+    /// The bytes of the file [`Book::save`] writes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        BOOK.encode_value(&BookFile {
             depth: self.depth,
             keys: self.keys.clone(),
             scores: self.scores.clone(),
-        };
-        BOOK.save(path, &file)
+        })
     }
     /// The deepest `book-N.bin` in `dir`, if any.
     pub fn find_deepest(dir: &Path) -> Option<PathBuf> {

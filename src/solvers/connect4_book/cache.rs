@@ -81,31 +81,35 @@ impl Cache {
     /// Loads the cache in `dir` (empty when there is none yet); new entries are appended to it.
     pub fn open(dir: &Path) -> Result<Cache> {
         let path = dir.join(CACHE_FILE);
-        let mut map: HashMap<u64, (i8, i8)> = HashMap::new();
         match std::fs::read(&path) {
-            Ok(bytes) => {
-                let records = CACHE.stream_records(&path, &bytes)?;
-                // A last record cut short (by a crash while appending) is left out.
-                for (i, rec) in records.chunks_exact(RECORD).enumerate() {
-                    let (key, lower, upper) = decode(rec).map_err(|problem| {
-                        CACHE.corrupt(&path, format!("record {i}: {problem}"))
-                    })?;
-                    let e = map.entry(key).or_insert((UNKNOWN_LOW, UNKNOWN_HIGH));
-                    *e = (e.0.max(lower), e.1.min(upper));
-                    if e.0 > e.1 {
-                        return Err(
-                            CACHE.corrupt(&path, format!("record {i} contradicts an earlier one"))
-                        );
-                    }
-                }
+            Ok(bytes) => Cache::from_bytes(&path, &bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Cache {
+                map: HashMap::new(),
+                file: None,
+                path,
+            }),
+            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+    /// The cache in the bytes of the cache file at `path`, checked as [`Cache::open`] checks
+    /// it; new entries are appended to `path`.
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Cache> {
+        let mut map: HashMap<u64, (i8, i8)> = HashMap::new();
+        let records = CACHE.stream_records(path, bytes)?;
+        // A last record cut short (by a crash while appending) is left out.
+        for (i, rec) in records.chunks_exact(RECORD).enumerate() {
+            let (key, lower, upper) = decode(rec)
+                .map_err(|problem| CACHE.corrupt(path, format!("record {i}: {problem}")))?;
+            let e = map.entry(key).or_insert((UNKNOWN_LOW, UNKNOWN_HIGH));
+            *e = (e.0.max(lower), e.1.min(upper));
+            if e.0 > e.1 {
+                return Err(CACHE.corrupt(path, format!("record {i} contradicts an earlier one")));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
         }
         Ok(Cache {
             map,
             file: None,
-            path,
+            path: path.to_path_buf(),
         })
     }
     pub fn len(&self) -> usize {
