@@ -12,6 +12,7 @@ use super::stage_clock::timed_stage;
 use super::stages::{stage_evaluate, stage_self_play, stage_train};
 use super::state::{read_state, write_state, RunState, Stage};
 use crate::arena::AgentFactory;
+use crate::core::memory::{release_free_memory, resident_mib};
 use crate::games::Game;
 
 /// Runs one stage of iteration `state.iteration` and returns its record, whose seconds are
@@ -27,6 +28,11 @@ fn run_stage<G: Game>(
         stage_record::<G>(cfg, paths, state, benchmark, progress)
     })?;
     record.set_seconds(seconds);
+    // Between stages: what a stage freed goes back to the system before the next one.
+    release_free_memory();
+    if let StageRecord::Evaluate(r) = &mut record {
+        (r.rss_mib, r.peak_rss_mib) = resident_mib().unzip();
+    }
     Ok(record)
 }
 

@@ -15,7 +15,6 @@ use super::train::TrainStats;
 use crate::arena::grading::{GradeResult, GroupResult};
 use crate::arena::MatchResult;
 use crate::core::files::{append_line, write_atomic};
-use crate::core::memory::resident_mib;
 
 /// One finished stage, a line of `metrics.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -122,8 +121,9 @@ impl StageRecord {
             grade_net: e.grade_net.clone(),
             grade_search: e.grade_search.clone(),
             grade_seconds: e.grade_seconds,
-            rss_mib: resident_mib().map(|m| m.0),
-            peak_rss_mib: resident_mib().map(|m| m.1),
+            // The cycle's to fill in, after the stage has handed back what it freed.
+            rss_mib: None,
+            peak_rss_mib: None,
         }))
     }
 

@@ -18,6 +18,17 @@ pub fn resident_mib() -> Option<(f64, f64)> {
     Some((field("VmRSS:")?, field("VmHWM:")?))
 }
 
+/// Hands memory that the allocator holds but no longer uses back to the system (glibc keeps
+/// freed blocks of its per-thread arenas, so a process whose threads come and go, as the
+/// stages' do, would otherwise grow in resident memory without using more).
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns unused pages of the allocator's heaps to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
