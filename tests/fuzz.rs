@@ -1333,8 +1333,12 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
             proptest::option::of(grade_result()),
             proptest::option::of(finite64()),
         ),
+        (
+            proptest::option::of(finite64()),
+            proptest::option::of(finite64()),
+        ),
     )
-        .prop_map(|(a, b, c)| {
+        .prop_map(|(a, b, c, d)| {
             StageRecord::Evaluate(Box::new(EvaluateRecord {
                 iteration: a.0,
                 score_vs_best: a.1,
@@ -1346,6 +1350,8 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
                 grade_net: c.0,
                 grade_search: c.1,
                 grade_seconds: c.2,
+                rss_mib: d.0,
+                peak_rss_mib: d.1,
             }))
         });
     prop_oneof![selfplay, train, evaluate]
