@@ -4,7 +4,6 @@ mod accuracy;
 mod arena;
 mod bench;
 mod blackjack;
-mod chart;
 mod cycle;
 mod evalset;
 mod grade;
