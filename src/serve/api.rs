@@ -138,6 +138,8 @@ struct Info {
     default_sims: u32,
     limits: Limits,
     live_games: usize,
+    /// Models loaded now (`game/name`), each shared by all the games that play it.
+    loaded_models: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -189,6 +191,7 @@ async fn info(State(app): Shared) -> Json<Info> {
             body_bytes: BODY_LIMIT,
         },
         live_games: app.sessions.len(),
+        loaded_models: app.engines.loaded_models(),
     })
 }
 

@@ -258,6 +258,16 @@ impl Engines {
         Ok(model)
     }
 
+    /// The models loaded now, as `game/name` (each has one inference thread).
+    pub fn loaded_models(&self) -> Vec<String> {
+        let mut names: Vec<String> = lock(&self.nets)
+            .keys()
+            .map(|(game, name)| format!("{game}/{name}"))
+            .collect();
+        names.sort();
+        names
+    }
+
     /// The models a request may name for `game`: the `.safetensors` files of its directory.
     pub fn model_names(&self, game: GameKind) -> Vec<String> {
         let Ok(entries) = std::fs::read_dir(self.models.join(game.name())) else {

@@ -4,7 +4,7 @@
 //! route, a wrong method, a timeout), so a client always finds a message to show.
 
 use axum::body::{to_bytes, Body};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -76,7 +76,7 @@ const MAX_ERROR_BODY: usize = 16 * 1024;
 /// Rewrites an error answer that is not JSON (axum's rejections and fallbacks, tower-http's
 /// limits) as `{"error": ...}`, keeping its status; a body with no text gets the status's
 /// own words.
-pub async fn json_errors(response: Response) -> Response {
+pub async fn json_errors(method: Method, uri: Uri, response: Response) -> Response {
     let status = response.status();
     let is_json = response
         .headers()
@@ -93,13 +93,10 @@ pub async fn json_errors(response: Response) -> Response {
     let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
         format!("the request body is larger than the {BODY_LIMIT} bytes allowed")
     } else if status == StatusCode::METHOD_NOT_ALLOWED {
-        let allowed = parts
-            .headers
-            .get(header::ALLOW)
-            .and_then(|v| v.to_str().ok());
+        // The `Allow` header is added after this layer, so it is not known here.
         format!(
-            "method not allowed here; allowed: {}",
-            allowed.unwrap_or("none")
+            "{method} is not allowed for {} (the Allow header lists what is)",
+            uri.path()
         )
     } else if text.is_empty() {
         status
