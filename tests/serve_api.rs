@@ -702,3 +702,120 @@ fn ctrl_c_stops_the_server_and_other_hosts_get_a_warning() {
         );
     }
 }
+
+/// A run's log as the cycle writes it: one iteration's self-play and training.
+const METRICS: &str = r#"{"stage":"selfplay","iteration":1,"games":4,"positions":30,"seconds":0.5,"positions_per_s":60.0,"nn_evals_per_s":100.0,"mean_batch":4.0,"cache_hit_rate":0.1}
+{"stage":"train","iteration":1,"samples":30,"steps":10,"policy_loss":2.0,"value_loss":0.5,"seconds":1.0}
+"#;
+
+#[test]
+fn the_training_page_shows_each_runs_table_and_chart() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    let models = f._models.path();
+    assert_eq!(
+        get(addr, "/api/training").json().unwrap()["runs"],
+        json!([])
+    );
+    std::fs::create_dir_all(models.join("tictactoe")).unwrap();
+    std::fs::write(models.join("tictactoe/metrics.jsonl"), METRICS).unwrap();
+    std::fs::create_dir_all(models.join("othello4")).unwrap();
+    std::fs::write(models.join("othello4/metrics.jsonl"), "not json\n").unwrap();
+    let runs = get(addr, "/api/training").json().unwrap();
+    let runs = runs["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(
+        (&runs[0]["game"], &runs[0]["iterations"]),
+        (&json!("tictactoe"), &json!(1))
+    );
+    let table = runs[0]["table"].as_str().unwrap();
+    assert!(
+        table.contains("policy") && table.contains("2.000"),
+        "{table}"
+    );
+    let chart = get(addr, runs[0]["chart"].as_str().unwrap());
+    assert_eq!(chart.status, 200);
+    assert_eq!(chart.content_type, "image/svg+xml");
+    assert!(chart.text().starts_with("<svg") && chart.text().contains("training loss"));
+    // A damaged log is named, not a failure of the page.
+    assert!(
+        runs[1]["error"].as_str().unwrap().contains("line 1"),
+        "{}",
+        runs[1]
+    );
+}
+
+#[test]
+fn othello_passes_and_refusals() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    let view = new_game(
+        addr,
+        json!({"game": "othello4", "first": "human", "second": "solver"}),
+    );
+    let game = id(&view);
+    assert_eq!(
+        view["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|&c| c != 0)
+            .count(),
+        4
+    );
+    for (m, words) in [
+        ("b2", "b2 is taken"),
+        ("a1", "flips no disc"),
+        ("pass", "cannot pass"),
+        ("e5", "a1-d4"),
+    ] {
+        let a = post(
+            addr,
+            &format!("/api/games/{game}/move"),
+            json!({ "move": m }),
+        );
+        assert_eq!(a.status, 400, "{}", a.text());
+        assert!(a.error().unwrap().contains(words), "{m}: {}", a.text());
+    }
+    // Whole games, passes included, with the perfect-play overlay at each of our turns.
+    for seed in 0..4 {
+        let mut view = new_game(
+            addr,
+            json!({"game": "othello4", "first": "random", "second": "human", "seed": seed}),
+        );
+        let game = id(&view);
+        while view["result"].is_null() {
+            let side = view["to_move"].as_u64().unwrap() as usize;
+            view = if view["sides"][side]["human"] == true {
+                let a = get(addr, &format!("/api/games/{game}/analysis"))
+                    .json()
+                    .unwrap();
+                assert_eq!(a["complete"], true);
+                let best = a["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|m| m["result"] == "win")
+                    .unwrap_or(&a["moves"][0])["move"]
+                    .clone();
+                post(
+                    addr,
+                    &format!("/api/games/{game}/move"),
+                    json!({ "move": best }),
+                )
+            } else {
+                request(
+                    addr,
+                    "POST",
+                    &format!("/api/games/{game}/engine-move"),
+                    None,
+                )
+                .unwrap()
+            }
+            .json()
+            .unwrap();
+        }
+        // White wins 4x4 Othello with perfect play, and follows the overlay here.
+        assert_eq!(view["result"]["winner"], 1, "{}", view["position"]);
+    }
+}
