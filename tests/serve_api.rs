@@ -154,6 +154,33 @@ fn a_whole_game_against_the_solver_with_undo_and_analysis() {
 }
 
 #[test]
+fn a_game_can_start_from_a_position() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    let view = new_game(
+        addr,
+        json!({"game": "connect4", "first": "human", "second": "minimax:2", "position": " 44 53 "}),
+    );
+    assert_eq!(view["position"], "4453");
+    assert_eq!(view["status"], "Red to move");
+    assert!(view["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["by_engine"] == false));
+    let game = id(&view);
+    let after = post(
+        addr,
+        &format!("/api/games/{game}/move"),
+        json!({"move": "2"}),
+    );
+    assert_eq!(after.json().unwrap()["position"], "44532");
+    // The default undo takes back one's own last move only when nothing came after it.
+    let undone = post(addr, &format!("/api/games/{game}/undo"), json!(null));
+    assert_eq!(undone.json().unwrap()["position"], "4453");
+}
+
+#[test]
 fn engines_report_their_analysis_and_watch_mode_plays_engines_alone() {
     let f = start(|_| {});
     let addr = f.addr();
@@ -326,6 +353,12 @@ fn refusals(addr: SocketAddr) -> Vec<(Answer, u16, &'static str)> {
         (mv("nope", "4"), 404, "no game 'nope'"),
         (mv(&c4, "8"), 400, "columns are numbered 1-7"),
         (mv(&c4, "four"), 400, "column number"),
+        (mv(&c4, "é"), 400, "column number"),
+        (
+            get(addr, "/api/analysis?game=othello4&position=%C3%A9pass"),
+            400,
+            "cannot parse position",
+        ),
         (mv(&ttt, "5"), 409, "O's turn"),
         (
             request(addr, "POST", &format!("/api/games/{ttt}/engine-move"), None).unwrap(),

@@ -159,23 +159,31 @@ impl Session {
 
     /// Chooses the game and the opponent as a person does, and starts.
     async fn start(&self, game: &str, opponent: &str) {
+        self.start_from(game, opponent, "first", "").await;
+    }
+
+    /// The same, moving first or second, from the position after `moves`.
+    async fn start_from(&self, game: &str, opponent: &str, side: &str, moves: &str) {
+        // The fields are cleared, and so is the board's game, so that the new board is known.
         self.eval::<bool>(&format!(
             "(() => {{ const g = document.getElementById('game'); g.value = '{game}'; \
              g.dispatchEvent(new Event('change')); \
-             const o = document.getElementById('opponent'); o.value = ''; return true; }})()"
+             document.getElementById('opponent').value = ''; \
+             document.getElementById('position').value = ''; \
+             document.getElementById('board').className = 'board'; return true; }})()"
         ))
         .await;
-        self.click("#opponent").await;
-        self.page
-            .find_element("#opponent")
-            .await
-            .unwrap()
-            .type_str(opponent)
-            .await
-            .unwrap();
+        for (field, text) in [("#opponent", opponent), ("#position", moves)] {
+            let input = self.page.find_element(field).await.unwrap();
+            input.click().await.unwrap().type_str(text).await.unwrap();
+        }
+        self.click(&format!("input[name=side][value={side}]")).await;
         self.click("#start").await;
         self.wait_for(
-            &format!("document.querySelector('#board.{game}') && !document.body.classList.contains('thinking')"),
+            &format!(
+                "document.querySelector('#board.{game}') && \
+                 !document.body.classList.contains('thinking')"
+            ),
             20,
         )
         .await;
@@ -300,17 +308,17 @@ async fn connect_four_moves_by_click_and_key_with_the_engines_replies() {
     s.wait_for("document.querySelectorAll('#moves li').length === 2", 10)
         .await;
     s.play("#board [data-move='3']").await;
-    // Column 4 until it is full; then a click on it is refused.
-    let mut message = String::new();
-    for _ in 0..6 {
-        if s.eval::<bool>("!!document.querySelector('[data-cell=\"3\"]').className.match(/p[12]/)")
-            .await
-        {
-            message = s.refused("#board [data-move='4']").await;
-            break;
-        }
-        s.play("#board [data-move='4']").await;
+    // Two people at one board (the opponent `human`) fill column 4; one more stone is refused.
+    s.start("connect4", "human").await;
+    for stone in 1..=6 {
+        s.click("#board [data-move='4']").await;
+        s.wait_for(
+            &format!("document.querySelectorAll('#moves li').length === {stone}"),
+            10,
+        )
+        .await;
     }
+    let message = s.refused("#board [data-move='4']").await;
     assert_eq!(message, "column 4 is full");
     s.close().await;
 }
@@ -321,15 +329,19 @@ async fn the_perfect_play_overlay_and_the_screenshot() {
         return;
     };
     let s = Session::open(&chrome, "#play").await;
-    s.start("connect4", "mcts:2000").await;
-    // Seven stones of ours in the middle columns, the engine answering each.
-    for col in [4, 3, 4, 5, 3, 5, 2] {
-        let top = (col - 1).to_string();
-        if s.eval::<bool>(&format!("!document.getElementById('result').hidden || !!document.querySelector('[data-cell=\"{top}\"]').className.match(/p[12]/)")).await {
-            continue;
-        }
-        s.play(&format!("#board [data-move='{col}']")).await;
-    }
+    // A middle game (16 stones, the start of a position of Pons' test set): the engine, Red,
+    // moves first from it.
+    s.start_from("connect4", "mcts:2000", "second", "1376166131123653")
+        .await;
+    s.wait_for(
+        "document.querySelectorAll('#moves li').length === 17 && !document.body.classList.contains('thinking')",
+        30,
+    )
+    .await;
+    assert!(s
+        .text("#analysis .who")
+        .await
+        .starts_with("Red (mcts:2000) played"));
     s.click("#perfect").await;
     // Every legal column gets its exact result (a mid-game position solves in seconds).
     s.wait_for(

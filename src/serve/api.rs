@@ -21,7 +21,7 @@ use super::errors::{json_errors, ApiError};
 use super::perfect::{perfect_scores, PerfectCache, PerfectView};
 use super::sessions::{lock, Sessions};
 use super::solver_pool::SolverPool;
-use super::table::{new_table, GameView};
+use super::table::{new_table, GameView, NewTable};
 use super::training;
 use super::ServeConfig;
 use crate::core::rng::SeedStream;
@@ -208,6 +208,9 @@ struct NewGame {
     first_sims: Option<u32>,
     second_sims: Option<u32>,
     seed: Option<u64>,
+    /// Moves already played, as the game writes positions (`4453`); none: the start.
+    #[serde(default)]
+    position: String,
 }
 
 fn default_game() -> GameKind {
@@ -232,9 +235,15 @@ async fn create(
     let seed = req
         .seed
         .unwrap_or_else(|| GAME_SEEDS.seed(app.config.seed, n));
-    let (kind, table_id, shared) = (req.game, id.clone(), app.clone());
-    let table =
-        blocking(move || new_table(kind, table_id, [first, second], &shared.engines, seed)).await?;
+    let spec = NewTable {
+        kind: req.game,
+        id: id.clone(),
+        seats: [first, second],
+        seed,
+        position: req.position,
+    };
+    let shared = app.clone();
+    let table = blocking(move || new_table(spec, &shared.engines)).await?;
     let session = app.sessions.insert(id, table)?;
     let view = lock(&session).table.view();
     Ok((StatusCode::CREATED, Json(view)))
@@ -380,16 +389,16 @@ async fn perfect(
     Ok(Json(view))
 }
 
-async fn training_runs(State(app): Shared) -> Json<training::Runs> {
+async fn training_runs(State(app): Shared) -> Result<Json<training::Runs>, ApiError> {
     let models = app.config.models.clone();
-    // Reading the logs is file work, but small: a run's log is a few hundred lines.
-    Json(training::runs(&models))
+    Ok(Json(blocking(move || Ok(training::runs(&models))).await?))
 }
 
 async fn training_chart(
     State(app): Shared,
     Path(game): Path<GameKind>,
 ) -> Result<Response, ApiError> {
-    let svg = training::chart(&app.config.models, game)?;
+    let models = app.config.models.clone();
+    let svg = blocking(move || training::chart(&models, game)).await?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }

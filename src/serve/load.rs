@@ -105,7 +105,7 @@ pub fn run_load(addr: SocketAddr, plan: &LoadPlan, rss: impl Fn() -> Option<u64>
 /// One client's game: it moves first in even games, second in odd ones. Returns the plies.
 fn play_one(addr: SocketAddr, plan: &LoadPlan, index: u64) -> Result<u64> {
     let mut rng = rng_from_seed(CLIENT_SEEDS.seed(plan.seed, index));
-    let (first, second) = if index % 2 == 0 {
+    let (first, second) = if index.is_multiple_of(2) {
         ("human", plan.opponent.as_str())
     } else {
         (plan.opponent.as_str(), "human")

@@ -24,7 +24,7 @@ use crate::core::threads::panic_message;
 use crate::games::{Game, GameKind, Move, Outcome, Player};
 
 /// The seeds of a game's two engines under the game's seed.
-const SEAT_SEEDS: SeedStream = SeedStream::new(0x5ea7_5eed_0f_9a3e);
+const SEAT_SEEDS: SeedStream = SeedStream::new(0x5ea7_5eed_7ab1_e500);
 /// Moves of an engine's analysis that a view lists.
 const TOP_MOVES: usize = 5;
 
@@ -182,44 +182,81 @@ pub struct GameTable<G: WebGame> {
     tickets: u64,
 }
 
-/// A new game of `kind` with these seats; builds the engines (which may load a network: call
-/// it off the async threads).
-pub fn new_table(
-    kind: GameKind,
-    id: String,
-    seats: [Seat; 2],
-    engines: &Engines,
-    seed: u64,
-) -> Result<Box<dyn Table>, ApiError> {
-    crate::with_web_game!(kind, G => {
-        GameTable::<G>::new(id, kind, seats, engines, seed).map(|t| Box::new(t) as Box<dyn Table>)
+/// What a new game is: its kind, id, seats, seed, and the moves already played.
+pub struct NewTable {
+    pub kind: GameKind,
+    pub id: String,
+    pub seats: [Seat; 2],
+    pub seed: u64,
+    /// Moves from the start (`4453`), as the game's `parse_position` reads them.
+    pub position: String,
+}
+
+/// A new game; builds the engines (which may load a network: call it off the async threads).
+pub fn new_table(spec: NewTable, engines: &Engines) -> Result<Box<dyn Table>, ApiError> {
+    crate::with_web_game!(spec.kind, G => {
+        GameTable::<G>::new(spec, engines).map(|t| Box::new(t) as Box<dyn Table>)
     })
 }
 
+/// The moves of a position written as the game's `parse_position` reads it: each move is the
+/// one legal move whose written form comes next.
+fn moves_of<G: Game>(text: &str) -> Result<Vec<Move>, ApiError> {
+    if text.len() > 200 {
+        return Err(ApiError::bad("a position is at most 200 characters"));
+    }
+    // Spaces between moves are allowed in every game.
+    let compact: String = text.split_whitespace().collect();
+    let target = G::parse_position(&compact).map_err(|e| ApiError::bad(e.to_string()))?;
+    let mut rest = compact.to_ascii_lowercase();
+    let (mut pos, mut moves) = (G::new(), Vec::new());
+    while !rest.is_empty() {
+        let next = pos
+            .legal_moves()
+            .into_iter()
+            .map(|m| (m, pos.format_move(m).to_ascii_lowercase()))
+            .find(|(_, written)| rest.starts_with(written.as_str()));
+        let Some((m, written)) = next else {
+            return Err(ApiError::bad(format!(
+                "cannot follow the moves of '{text}' at '{rest}' (write passes as 'pass')"
+            )));
+        };
+        rest.drain(..written.len());
+        pos.play(m);
+        moves.push(m);
+    }
+    if pos != target {
+        return Err(ApiError::bad(format!(
+            "cannot follow the moves of '{text}'"
+        )));
+    }
+    Ok(moves)
+}
+
 impl<G: WebGame> GameTable<G> {
-    fn new(
-        id: String,
-        kind: GameKind,
-        seats: [Seat; 2],
-        engines: &Engines,
-        seed: u64,
-    ) -> Result<Self, ApiError> {
+    fn new(spec: NewTable, engines: &Engines) -> Result<Self, ApiError> {
+        let moves = moves_of::<G>(&spec.position)?;
         let seat = |i: usize| -> Result<SeatState<G>, ApiError> {
-            let engine = engines.build::<G>(&seats[i], SEAT_SEEDS.seed(seed, i as u64))?;
+            let seed = SEAT_SEEDS.seed(spec.seed, i as u64);
+            let engine = engines.build::<G>(&spec.seats[i], seed)?;
             Ok(SeatState {
-                label: seats[i].label(),
+                label: spec.seats[i].label(),
                 slot: engine.map_or(Slot::Human, Slot::Ready),
             })
         };
-        Ok(GameTable {
-            id,
-            kind,
+        let mut table = GameTable {
+            id: spec.id.clone(),
+            kind: spec.kind,
             history: vec![G::new()],
             moves: Vec::new(),
             seats: [seat(0)?, seat(1)?],
             thinking: None,
             tickets: 0,
-        })
+        };
+        for m in moves {
+            table.push(m, false, None, None);
+        }
+        Ok(table)
     }
 
     fn current(&self) -> &G {

@@ -69,7 +69,7 @@ function fillPlayers() {
   list.textContent = "";
   const names = ["best", "latest"].filter((m) => modelsOf(game).includes(m));
   for (const m of modelsOf(game)) if (m !== "best" && m !== "latest") names.push("model:" + m);
-  names.push("solver", "minimax:4", "minimax:6", "mcts:800", "mcts:2000", "random");
+  names.push("solver", "minimax:4", "minimax:6", "mcts:800", "mcts:2000", "random", "human");
   if (game === "tictactoe") names.push("rules");
   for (const n of names) { const o = el("option"); o.value = n; list.appendChild(o); }
   $("opponent").value = defaultOpponent(game);
@@ -112,6 +112,7 @@ async function startGame() {
       first_sims: simsValue("sims-a"), second_sims: simsValue("sims-b"),
     };
   }
+  body.position = $("position").value.trim();
   try {
     const view = await api("POST", "/api/games", body);
     sessionStorage.setItem("zero-game-" + state.mode, view.id);
@@ -375,20 +376,25 @@ function drawAnalysis(view) {
 
 // ---------- perfect play overlay ----------
 
+function perfectNote(view, p) {
+  if (p.note) return p.note;
+  const side = view.to_move === null ? "" : " for " + view.sides[view.to_move].name;
+  return "Perfect play" + side + ": each move's exact result, and the plies until the game ends with best play.";
+}
+
 async function requestPerfect(view) {
   const note = $("perfect-note");
   if (!$("perfect").checked || view.result) {
     note.hidden = true;
     return;
   }
+  note.hidden = false;
   if (state.perfect && state.perfect.position === view.position) {
-    note.hidden = !state.perfect.note;
-    note.textContent = state.perfect.note || "";
+    note.textContent = perfectNote(view, state.perfect);
     return;
   }
   if (state.perfectFor === view.position + "@" + view.id) return;
   state.perfectFor = view.position + "@" + view.id;
-  note.hidden = false;
   note.textContent = "Solving every move…";
   try {
     const p = await api("GET", "/api/games/" + view.id + "/analysis");
@@ -396,8 +402,7 @@ async function requestPerfect(view) {
     // A move was played meanwhile: this answer is for an older position.
     if (state.game && state.game.position === p.position) {
       drawBoard(state.game);
-      note.hidden = !p.note;
-      note.textContent = p.note || "";
+      note.textContent = perfectNote(state.game, p);
     }
   } catch (e) {
     note.textContent = "Perfect play: " + e.message;
