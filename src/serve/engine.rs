@@ -31,7 +31,8 @@ use super::solver_pool::{PooledSolver, SolverPool};
 pub const MAX_MINIMAX_DEPTH: u32 = 9;
 pub const MAX_MCTS_SIMS: u32 = 50_000;
 pub const MAX_NET_SIMS: u32 = 10_000;
-/// Positions the inference thread of a model merges into one forward pass at most.
+/// Positions the inference thread of a model merges into one forward pass (a power of two:
+/// batches are padded to one, see [`InferenceServer::start_padded`]).
 const MAX_BATCH: usize = 256;
 
 /// Who sits on one side of a web game.
@@ -244,7 +245,7 @@ impl Engines {
         let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())
             .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?;
         let model = Arc::new(SharedModel {
-            server: InferenceServer::start(net, MAX_BATCH),
+            server: InferenceServer::start_padded(net, MAX_BATCH),
         });
         let replaced = lock(&self.nets).insert(
             key,

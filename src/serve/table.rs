@@ -334,6 +334,30 @@ impl<G: WebGame> GameTable<G> {
     }
 }
 
+/// An engine's move, on the job's thread: a panic in the engine is caught and reported, and
+/// the engine, which it may have left half-updated, is not given back.
+fn think<G: WebGame>(mut engine: Engine<G>, pos: G, ticket: u64) -> EngineDone {
+    let started = Instant::now();
+    let found = catch_unwind(AssertUnwindSafe(|| {
+        let m = engine.agent.choose(&pos)?;
+        anyhow::Ok((m, engine.agent.analysis()))
+    }));
+    let (outcome, engine) = match found {
+        Ok(Ok(found)) => (Ok(found), Some(engine)),
+        Ok(Err(e)) => (Err(format!("{e:#}")), Some(engine)),
+        Err(payload) => (
+            Err(format!("it panicked: {}", panic_message(payload.as_ref()))),
+            None,
+        ),
+    };
+    EngineDone {
+        ticket,
+        outcome,
+        engine: engine.map(|e| Box::new(e) as Box<dyn Any + Send>),
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
+
 fn analysis_view<G: Game>(a: &Analysis, pos: &G) -> AnalysisView {
     let value = a.value.clamp(-1.0, 1.0);
     let verdict = match value {
@@ -485,7 +509,7 @@ impl<G: WebGame> Table for GameTable<G> {
         }
         let side = pos.to_move();
         let seat = &mut self.seats[side.index()];
-        let mut engine = match std::mem::replace(&mut seat.slot, Slot::Thinking) {
+        let engine = match std::mem::replace(&mut seat.slot, Slot::Thinking) {
             Slot::Ready(engine) => engine,
             other => {
                 let refusal = match &other {
@@ -509,29 +533,8 @@ impl<G: WebGame> Table for GameTable<G> {
             since: Instant::now(),
             ticket,
         });
-        let work = move || {
-            let started = Instant::now();
-            let found = catch_unwind(AssertUnwindSafe(|| {
-                let m = engine.agent.choose(&pos)?;
-                anyhow::Ok((m, engine.agent.analysis()))
-            }));
-            let (outcome, engine) = match found {
-                Ok(Ok(found)) => (Ok(found), Some(engine)),
-                Ok(Err(e)) => (Err(format!("{e:#}")), Some(engine)),
-                Err(payload) => (
-                    Err(format!("it panicked: {}", panic_message(payload.as_ref()))),
-                    None,
-                ),
-            };
-            EngineDone {
-                ticket,
-                outcome,
-                engine: engine.map(|e| Box::new(e) as Box<dyn Any + Send>),
-                seconds: started.elapsed().as_secs_f64(),
-            }
-        };
         Ok(EngineJob {
-            work: Box::new(work),
+            work: Box::new(move || think(engine, pos, ticket)),
         })
     }
 
@@ -566,5 +569,36 @@ impl<G: WebGame> Table for GameTable<G> {
                 format!("{label} could not move: {why}"),
             )),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::rng::rng_from_seed;
+    use crate::games::othello4::PASS;
+    use crate::games::{Connect4, Othello4};
+    use rand::Rng;
+
+    #[test]
+    fn positions_are_read_back_move_by_move() {
+        assert_eq!(moves_of::<Connect4>(" 44 53").unwrap(), vec![3, 3, 4, 2]);
+        assert!(moves_of::<Connect4>("4444444").is_err());
+        // Random Othello games, passes included, written as the page writes them.
+        let mut rng = rng_from_seed(1);
+        let mut passes = 0;
+        for _ in 0..200 {
+            let (mut pos, mut moves, mut text) = (Othello4::new(), Vec::new(), String::new());
+            while pos.outcome().is_none() {
+                let legal = pos.legal_moves();
+                let m = legal[rng.random_range(0..legal.len())];
+                text.push_str(&pos.format_move(m));
+                passes += usize::from(m == PASS);
+                moves.push(m);
+                pos.play(m);
+            }
+            assert_eq!(moves_of::<Othello4>(&text).unwrap(), moves, "{text}");
+        }
+        assert!(passes > 0);
     }
 }

@@ -475,10 +475,16 @@ async function resume() {
     const view = await api("GET", "/api/games/" + id);
     $("game").value = view.game;
     show(view);
-    if (view.thinking) setTimeout(refresh, 1000); else next();
+    if (view.thinking) setTimeout(waitForEngine, 1000); else next();
   } catch (e) {
     sessionStorage.removeItem("zero-game-" + state.mode);
   }
+}
+
+// The engine was already thinking when the page loaded: look again until it has moved.
+async function waitForEngine() {
+  await refresh();
+  if (state.game && state.game.thinking) setTimeout(waitForEngine, 1000); else next();
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
