@@ -404,7 +404,12 @@ async fn watch_mode_and_the_training_page() {
     s.click("nav a[data-view='training']").await;
     s.wait_for("document.querySelector('#runs .run img') && document.querySelector('#runs .run img').complete && document.querySelector('#runs .run img').naturalWidth > 0", 10)
         .await;
-    assert!(s.text("#runs .run h3").await.starts_with("tictactoe"));
+    assert_eq!(s.text("#runs .run h3").await, "tictactoe — 1 iteration");
+    // Only the training page shows.
+    assert!(
+        s.eval::<bool>("getComputedStyle(document.getElementById('game-view')).display === 'none'")
+            .await
+    );
     assert!(s.text("#runs .run pre").await.contains("policy"));
     s.close().await;
 }

@@ -424,7 +424,8 @@ async function showTraining() {
     }
     for (const run of data.runs) {
       const card = el("div", "run");
-      card.appendChild(el("h3", "", run.game + (run.iterations ? " — " + run.iterations + " iterations" : "")));
+      const count = run.iterations === 1 ? "1 iteration" : run.iterations + " iterations";
+      card.appendChild(el("h3", "", run.game + (run.iterations ? " — " + count : "")));
       if (run.error) {
         card.appendChild(el("p", "message", run.error));
       } else {
