@@ -852,3 +852,48 @@ fn othello_passes_and_refusals() {
         assert_eq!(view["result"]["winner"], 1, "{}", view["position"]);
     }
 }
+
+#[test]
+fn perfect_play_answers_within_its_bound_and_too_many_at_once_are_refused() {
+    let f = start(|c| {
+        c.solvers = 1;
+        c.analysis_seconds = 1.5;
+    });
+    let addr = f.addr();
+    // The first moves of Connect Four are not solved in 1.5 s: an answer with unknown moves,
+    // on time. One solver takes 4 analyses at once; more are refused for now.
+    let started = Instant::now();
+    let answers: Vec<Answer> = std::thread::scope(|s| {
+        let asked: Vec<_> = (1..=7)
+            .map(|c| {
+                s.spawn(move || get(addr, &format!("/api/analysis?game=connect4&position={c}")))
+            })
+            .collect();
+        asked.into_iter().map(|a| a.join().unwrap()).collect()
+    });
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let refused = answers.iter().filter(|a| a.status == 429).count();
+    assert!(
+        refused >= 1,
+        "{:?}",
+        answers.iter().map(|a| a.status).collect::<Vec<_>>()
+    );
+    for a in answers.iter().filter(|a| a.status != 429) {
+        assert_eq!(a.status, 200, "{}", a.text());
+        let v = a.json().unwrap();
+        assert_eq!(v["complete"], false);
+        assert!(
+            v["note"].as_str().unwrap().contains("not solved within"),
+            "{v}"
+        );
+    }
+    // Once they are done, there is room again.
+    assert_eq!(
+        get(addr, "/api/analysis?game=tictactoe&position=5").status,
+        200
+    );
+}

@@ -38,7 +38,13 @@ pub struct App {
     pub sessions: Sessions,
     pub engines: Engines,
     pub perfect: PerfectCache,
+    /// Perfect-play analyses running at once: each holds a blocking thread (and waits for a
+    /// solver) for up to its time bound, so a client asking for many cannot take them all.
+    analyses: tokio::sync::Semaphore,
 }
+
+/// Analyses at once, for each shared solver.
+const ANALYSES_PER_SOLVER: usize = 4;
 
 impl App {
     pub fn new(config: ServeConfig) -> App {
@@ -52,6 +58,7 @@ impl App {
                 config.solver_seconds,
             ),
             perfect: PerfectCache::default(),
+            analyses: tokio::sync::Semaphore::new(config.solvers.max(1) * ANALYSES_PER_SOLVER),
             config,
         }
     }
@@ -380,6 +387,12 @@ async fn perfect(
                 "seconds={s}: give a number of seconds from 0 to {limit}"
             )))
         }
+    };
+    let Ok(_slot) = app.analyses.try_acquire() else {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many perfect-play analyses are running: try again in a few seconds",
+        ));
     };
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let shared = app.clone();

@@ -143,7 +143,7 @@ fn view<G: PerfectPlay>(
     let complete = moves.iter().all(|m| m.result.is_some());
     let note = (!complete).then(|| {
         format!(
-            "not solved within {:.0} s: positions early in a Connect Four game take long \
+            "not solved within {:.1} s: positions early in a Connect Four game take long \
              without a deeper opening book (`zero solve --build-book 8`)",
             deadline.saturating_duration_since(started).as_secs_f64()
         )
