@@ -3,7 +3,8 @@
 //! internet) speaks the JSON API of [`api`], which scripts can use too.
 //!
 //! - [`sessions`]: the live games, capped in number, expiring when idle.
-//! - [`table`]: one game, its moves and its seats; [`games`]: what the page needs of each game.
+//! - [`table`]: one game, its moves and its seats; [`views`]: how the API shows it;
+//!   [`games`]: what the page needs of each game.
 //! - [`engine`]: the players a request may name and how games share networks (one inference
 //!   thread per model) and Connect Four solvers ([`solver_pool`]).
 //! - [`perfect`]: the "perfect play" overlay, every move's exact result within a time bound.
@@ -25,6 +26,7 @@ pub mod sessions;
 pub mod solver_pool;
 pub mod table;
 pub mod training;
+pub mod views;
 
 use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
