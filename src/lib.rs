@@ -11,8 +11,9 @@
 //!    Monte Carlo ES), [`nn`] (the network and batched inference): algorithms over games.
 //! 4. [`arena`] (matches, Elo, grading on solver-labelled positions) and [`alphazero`] (the
 //!    self-play, training and evaluation pipeline).
-//! 5. [`players`] (the player spec grammar that builds every kind of player) and [`cli`] (one
-//!    thin file per subcommand: flags, printing, tables and charts).
+//! 5. [`players`] (the player spec grammar that builds every kind of player); above it, [`cli`]
+//!    (one thin file per subcommand: flags and printing) and [`serve`] (`zero serve`: the web
+//!    server, its JSON API and the page that plays and watches games in a browser).
 
 pub mod core;
 pub mod games;
@@ -29,3 +30,4 @@ pub mod arena;
 
 pub mod cli;
 pub mod players;
+pub mod serve;

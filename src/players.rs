@@ -8,9 +8,10 @@ use std::str::FromStr;
 use anyhow::{anyhow, bail, Context, Result};
 
 use crate::agent::{Agent, RandomAgent};
-use crate::alphazero::player::net_agent;
-use crate::alphazero::policy_player::policy_agent;
+use crate::alphazero::player::search_player;
+use crate::alphazero::policy_player::PolicyAgent;
 use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
+use crate::nn::{default_device, Evaluator, Net, Shape};
 use crate::search::agent::rollout_agent;
 use crate::search::alphabeta::AlphaBetaAgent;
 use crate::search::mcts::SearchKind;
@@ -171,16 +172,8 @@ impl PlayerSpec {
     /// Builds a fresh player for game `G`.
     pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
         let net = |path: PathBuf| -> Result<Box<dyn Agent<G>>> {
-            match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {
-                // No search: the network's own choice, so that it can be graded alone.
-                0 => Ok(Box::new(policy_agent::<G>(&path, ctx.random_plies)?)),
-                sims => Ok(Box::new(net_agent::<G>(
-                    &path,
-                    sims,
-                    ctx.random_plies,
-                    ctx.search,
-                )?)),
-            }
+            let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())?;
+            Ok(network_player::<G, _>(net, ctx))
         };
         let agent: Result<Box<dyn Agent<G>>> = match self {
             PlayerSpec::Random => Ok(Box::new(RandomAgent::new())),
@@ -198,6 +191,24 @@ impl PlayerSpec {
             }
         };
         agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))
+    }
+}
+
+/// A network player on `net`, a network of its own or a client of an inference thread that
+/// several players share (`zero serve`): `ctx.sims` simulations a move, or with 0 the network
+/// alone playing its policy's most likely move (so that it can be graded alone).
+pub fn network_player<G: Game, E: Evaluator + Send + 'static>(
+    net: E,
+    ctx: &BuildContext,
+) -> Box<dyn Agent<G>> {
+    match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {
+        0 => Box::new(PolicyAgent::new(net, ctx.random_plies)),
+        sims => Box::new(search_player::<G, E>(
+            net,
+            sims,
+            ctx.random_plies,
+            ctx.search,
+        )),
     }
 }
 

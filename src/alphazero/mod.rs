@@ -2,9 +2,11 @@
 //! records in [`records`]), training on a replay window ([`train`]), evaluation and promotion
 //! ([`stages`]), and the resumable loop that runs them ([`cycle`]), with the run's settings
 //! ([`config`]), files ([`paths`], [`state`]) and log ([`metrics`]). The network meets the
-//! search in [`net_evaluator`]; [`player`] is the network as a player.
+//! search in [`net_evaluator`]; [`player`] is the network as a player. [`report`] and [`chart`]
+//! show a run's log as a table and an SVG chart (for `zero report` and `zero serve`).
 
 mod adam;
+pub mod chart;
 pub mod config;
 pub mod cycle;
 pub mod metrics;
@@ -13,6 +15,7 @@ pub mod paths;
 pub mod player;
 pub mod policy_player;
 pub mod records;
+pub mod report;
 pub mod selfplay;
 pub mod stage_clock;
 pub mod stages;

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::net_evaluator::NetEvaluator;
 use crate::games::Game;
-use crate::nn::{default_device, Net, Shape};
+use crate::nn::{default_device, Evaluator, Net, Shape};
 use crate::search::agent::SearchAgent;
 use crate::search::mcts::{MctsConfig, SearchKind};
 
@@ -22,7 +22,18 @@ pub fn net_agent<G: Game>(
     search: SearchKind,
 ) -> Result<SearchAgent<G, NetEvaluator<Net>>> {
     let net = Net::load(path, G::NAME, Shape::of::<G>(), default_device())?;
-    Ok(SearchAgent::new(
+    Ok(search_player(net, sims, random_plies, search))
+}
+
+/// The network player on any evaluator: a network of its own, or a client of an inference
+/// thread that several players share (as `zero serve` does).
+pub fn search_player<G: Game, E: Evaluator>(
+    net: E,
+    sims: u32,
+    random_plies: u32,
+    search: SearchKind,
+) -> SearchAgent<G, NetEvaluator<E>> {
+    SearchAgent::new(
         NetEvaluator::new(net),
         sims,
         PLAY_BATCH,
@@ -31,5 +42,5 @@ pub fn net_agent<G: Game>(
             ..MctsConfig::default()
         },
     )
-    .with_random_plies(random_plies))
+    .with_random_plies(random_plies)
 }

@@ -10,11 +10,12 @@ use super::net_evaluator::NetEvaluator;
 use crate::agent::{Agent, Analysis};
 use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move};
-use crate::nn::{default_device, Net, Shape};
+use crate::nn::{default_device, Evaluator, Net, Shape};
 use crate::search::mcts::LeafEvaluator;
 
-pub struct PolicyAgent {
-    eval: NetEvaluator<Net>,
+/// The network alone as a player, on any evaluator (a network of its own by default).
+pub struct PolicyAgent<E = Net> {
+    eval: NetEvaluator<E>,
     rng: Rng64,
     /// Plies at the start of a game sampled in proportion to the policy, so games differ.
     random_plies: u32,
@@ -24,15 +25,20 @@ pub struct PolicyAgent {
 /// The network of `path` as a player without search.
 pub fn policy_agent<G: Game>(path: &Path, random_plies: u32) -> Result<PolicyAgent> {
     let net = Net::load(path, G::NAME, Shape::of::<G>(), default_device())?;
-    Ok(PolicyAgent {
-        eval: NetEvaluator::new(net),
-        rng: rng_from_seed(0),
-        random_plies,
-        last: None,
-    })
+    Ok(PolicyAgent::new(net, random_plies))
 }
 
-impl PolicyAgent {
+impl<E: Evaluator> PolicyAgent<E> {
+    /// The network behind `net` as a player without search.
+    pub fn new(net: E, random_plies: u32) -> Self {
+        PolicyAgent {
+            eval: NetEvaluator::new(net),
+            rng: rng_from_seed(0),
+            random_plies,
+            last: None,
+        }
+    }
+
     /// The policy over the legal moves (renormalised, best first) and the value, for the mover.
     fn read<G: Game>(&mut self, pos: &G) -> Result<Analysis> {
         let mut policy = vec![0.0; G::NUM_ACTIONS];
@@ -77,7 +83,7 @@ impl PolicyAgent {
     }
 }
 
-impl<G: Game> Agent<G> for PolicyAgent {
+impl<G: Game, E: Evaluator + Send> Agent<G> for PolicyAgent<E> {
     fn new_game(&mut self, seed: u64) {
         self.rng = rng_from_seed(seed);
         self.last = None;

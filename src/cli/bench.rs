@@ -21,6 +21,8 @@ pub enum Bench {
     Selfplay(SelfplayArgs),
     /// Search speed with a uniform evaluator (no network).
     Mcts(MctsArgs),
+    /// The web server under load: many clients each play a whole game at once, on loopback.
+    Serve(super::bench_serve::Args),
 }
 
 #[derive(clap::Args, Debug)]
@@ -77,6 +79,7 @@ pub fn run(b: Bench) -> Result<()> {
     match b {
         Bench::Selfplay(a) => crate::with_board_game!(a.game, G => selfplay::<G>(&a)),
         Bench::Mcts(a) => crate::with_board_game!(a.game, G => mcts::<G>(&a)),
+        Bench::Serve(a) => super::bench_serve::run(a),
     }
 }
 

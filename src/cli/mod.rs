@@ -3,8 +3,8 @@
 mod accuracy;
 mod arena;
 mod bench;
+mod bench_serve;
 mod blackjack;
-mod chart;
 mod cycle;
 mod evalset;
 mod grade;
@@ -15,6 +15,7 @@ mod play;
 mod qlearn;
 mod report;
 mod run_args;
+mod serve;
 mod solve;
 mod stages;
 
@@ -76,6 +77,8 @@ enum Command {
     Solve(solve::Args),
     /// A run's progress per iteration: a table (or JSON) and an SVG chart of losses and scores.
     Report(report::Args),
+    /// Play and watch the games in a browser: a local web server and its JSON API.
+    Serve(serve::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -102,6 +105,7 @@ pub fn main() -> i32 {
         Command::Accuracy(a) => accuracy::run(a),
         Command::Grade(a) => grade::run(a),
         Command::Evalset(a) => evalset::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match result {
         Ok(()) => 0,

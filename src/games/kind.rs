@@ -3,7 +3,7 @@
 use super::{Connect4, Game, Othello4, TicTacToe};
 
 /// The games on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum GameKind {
     Connect4,

@@ -28,6 +28,6 @@ mod table;
 
 pub use labelled::{parse_labelled_positions, read_labelled_positions};
 pub use position::Position;
-pub use score::{describe_score, possible_scores, MAX_SCORE, MIN_SCORE};
+pub use score::{describe_score, possible_scores, stones_to_end, MAX_SCORE, MIN_SCORE};
 pub use solver::{ScoreSource, Solver};
 pub use table::DEFAULT_TABLE_ENTRIES;

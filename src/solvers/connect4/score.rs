@@ -51,6 +51,21 @@ pub fn describe_score(score: i32, moves: i32) -> String {
     }
 }
 
+/// For a won or lost score (not 0) of a position with `moves` stones, the stones played from
+/// now until the game ends with best play, the winning one included.
+pub fn stones_to_end(score: i32, moves: i32) -> Option<u32> {
+    if score == 0 {
+        return None;
+    }
+    // The winner wins with its k-th stone; the first player's k-th stone is the game's
+    // (2k - 1)-th, the second player's its 2k-th.
+    let k = WIN_BASE - score.abs();
+    let mover_first = moves % 2 == 0;
+    let winner_first = (score > 0) == mover_first;
+    let last = if winner_first { 2 * k - 1 } else { 2 * k };
+    Some((last - moves).max(0) as u32)
+}
+
 fn ordinal(n: i32) -> String {
     let suffix = match (n % 10, n % 100) {
         (_, 11..=13) => "th",
@@ -79,6 +94,15 @@ mod tests {
         // The second player with 11 down: 5 of its own, its 6th wins; the first's 7th loses.
         assert_eq!(possible_scores(11), -15..=16);
         assert_eq!(possible_scores(41), 0..=1);
+    }
+
+    #[test]
+    fn stones_to_the_end() {
+        // The first player wins with its 4th stone, the game's 7th, 3 stones after the 4th.
+        assert_eq!(stones_to_end(18, 4), Some(3));
+        // The first player wins with its 7th stone, the game's 13th: 2 after the 11th.
+        assert_eq!(stones_to_end(-15, 11), Some(2));
+        assert_eq!(stones_to_end(0, 11), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! transposition cutoff), and only then the search of the children in order.
 
 use std::ops::ControlFlow;
+use std::time::Instant;
 
 use super::move_order::{Move, MoveList};
 use super::position::{orient, Position};
@@ -25,7 +26,15 @@ pub struct Solver {
     nodes: u64,
 
     book: Option<Box<dyn ScoreSource + Send>>,
+    /// Searches stop once past it (a server bounds the time a request may take).
+    deadline: Option<Instant>,
+    /// Whether a search stopped at the deadline; its score means nothing then.
+    timed_out: bool,
 }
+
+/// The deadline is looked at once every this many nodes (plus one): a clock read per node
+/// would cost more than the node, while a few thousand nodes take well under a millisecond.
+const DEADLINE_CHECK_MASK: u64 = (1 << 12) - 1;
 
 /// The alpha-beta window of one `negamax` call, narrowed as bounds on the score come in.
 #[derive(Clone, Copy)]
@@ -115,7 +124,19 @@ impl Solver {
             table: Table::new(table_entries),
             nodes: 0,
             book: None,
+            deadline: None,
+            timed_out: false,
         }
+    }
+    /// Makes searches stop at `deadline` (never, with `None`). A search that stops returns a
+    /// meaningless score: look at [`Solver::timed_out`] after each call.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+        self.timed_out = false;
+    }
+    /// Whether a search stopped at the deadline since it was set.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
     }
     /// Consults `book` for every position with few enough stones.
     pub fn set_book(&mut self, book: Box<dyn ScoreSource + Send>) {
@@ -148,6 +169,13 @@ impl Solver {
     #[inline]
     fn search_node(&mut self, p: &Position, mut w: Window) -> ControlFlow<i32, i32> {
         self.nodes += 1;
+        if self.nodes & DEADLINE_CHECK_MASK == 0 {
+            self.check_deadline();
+        }
+        if self.timed_out {
+            // Unwind at once: every node on the way up stops here too.
+            return ControlFlow::Break(w.alpha);
+        }
         let (key, mirrored) = p.canonical_key();
         // Start loading the bucket now: the checks before the probe hide the memory latency.
         self.table.prefetch(key);
@@ -168,6 +196,13 @@ impl Solver {
         let moves = moves.as_slice();
         let known_bad = self.probe_children(&node, moves, w)?;
         ControlFlow::Continue(self.search_children(&node, moves, &known_bad, w))
+    }
+
+    #[cold]
+    fn check_deadline(&mut self) {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.timed_out = true;
+        }
     }
 
     /// The opening book's exact score, for positions it covers.
@@ -290,6 +325,11 @@ impl Solver {
             }
             // Is the score above med?
             let r = self.negamax(p, med, med + 1);
+            if self.timed_out {
+                // The bounds stored while unwinding are as meaningless as the score.
+                self.table.clear();
+                break;
+            }
             if r <= med {
                 max = r;
             } else {

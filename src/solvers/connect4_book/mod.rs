@@ -14,5 +14,5 @@ mod player;
 
 pub use book::{build_book, Book, BookReport};
 pub use cache::Cache;
-pub use oracle::{Oracle, Source};
+pub use oracle::{Oracle, OutOfTime, Source};
 pub use player::SolverAgent;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{bail, Result};
 use serde::Serialize;
@@ -10,6 +11,11 @@ use serde::Serialize;
 use super::{Book, Cache};
 use crate::games::connect4::{COLUMN_ORDER, WIDTH};
 use crate::solvers::connect4::{Position, Solver};
+
+/// A search stopped at the deadline set with [`Oracle::set_deadline`].
+#[derive(Debug, thiserror::Error)]
+#[error("the solver ran out of time")]
+pub struct OutOfTime;
 
 /// A solver with the book inside its search and the cache in front of it.
 pub struct Oracle {
@@ -47,6 +53,17 @@ impl Oracle {
             cache,
         })
     }
+    /// Makes searches stop at `deadline` (never, with `None`): a call that needs a search past
+    /// it fails with [`OutOfTime`], and nothing it found is cached.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.solver.set_deadline(deadline);
+    }
+    fn check_time(&self) -> Result<()> {
+        if self.solver.timed_out() {
+            return Err(OutOfTime.into());
+        }
+        Ok(())
+    }
     fn known(&self, p: &Position) -> Option<(i32, Source)> {
         let (key, _) = p.canonical_key();
         if let Some(b) = &self.book {
@@ -73,6 +90,7 @@ impl Oracle {
             return Ok(known);
         }
         let s = self.solver.solve(p);
+        self.check_time()?;
         self.remember(p, s)?;
         Ok((s, Source::Search))
     }
@@ -88,6 +106,7 @@ impl Oracle {
             }
         }
         let s = self.solver.solve_range(p, i32::MIN / 2, hi);
+        self.check_time()?;
         if let Some(c) = &mut self.cache {
             if s < hi {
                 c.insert(key, s)?;
@@ -101,18 +120,21 @@ impl Oracle {
     pub fn move_scores(&mut self, p: &Position) -> Result<[Option<i32>; WIDTH]> {
         let mut out = [None; WIDTH];
         for (col, slot) in out.iter_mut().enumerate() {
-            if !p.can_play(col) {
-                continue;
+            if p.can_play(col) {
+                *slot = Some(self.move_score(p, col)?);
             }
-            *slot = Some(if p.is_winning_move(col) {
-                p.win_now_score()
-            } else {
-                let mut child = *p;
-                child.play_col(col);
-                -self.solve(&child)?.0
-            });
         }
         Ok(out)
+    }
+    /// The exact score of playing `col` (legal) in a position that is not over, from the
+    /// mover's view.
+    pub fn move_score(&mut self, p: &Position, col: usize) -> Result<i32> {
+        if p.is_winning_move(col) {
+            return Ok(p.win_now_score());
+        }
+        let mut child = *p;
+        child.play_col(col);
+        Ok(-self.solve(&child)?.0)
     }
     /// The columns of the optimal moves and their score. A child only needs an exact score
     /// when it is at least as good as the best so far, so the others are refuted by a single
@@ -153,6 +175,32 @@ impl Oracle {
 mod tests {
     use super::*;
     use crate::games::{Connect4, Game};
+
+    #[test]
+    fn a_search_past_its_deadline_fails_and_leaves_nothing_wrong_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut oracle = Oracle::new(1 << 16, Some(dir.path())).unwrap();
+        // The empty board takes minutes to solve without a deep book.
+        let empty = Position::from_game(&Connect4::new());
+        let started = Instant::now();
+        oracle.set_deadline(Some(started + std::time::Duration::from_millis(30)));
+        let e = oracle.move_scores(&empty).unwrap_err();
+        assert!(e.is::<OutOfTime>(), "{e}");
+        assert!(
+            started.elapsed().as_secs_f64() < 2.0,
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(oracle.best_moves(&empty).unwrap_err().is::<OutOfTime>());
+        // Nothing of the stopped searches reached the cache or spoils the next answer.
+        assert!(Cache::open(dir.path()).unwrap().is_empty());
+        oracle.set_deadline(None);
+        let mut p = empty;
+        for c in "2252576253462244111563365343671351441".bytes() {
+            p.play_col((c - b'1') as usize);
+        }
+        assert_eq!(oracle.solve(&p).unwrap(), (-1, Source::Search));
+    }
 
     #[test]
     fn a_damaged_book_or_cache_stops_the_oracle() {

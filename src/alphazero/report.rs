@@ -1,0 +1,221 @@
+//! A run's figures as `zero report` and `zero serve`'s training page show them: the rows of
+//! [`super::metrics`] as a text table, then the last grade by group of the evaluation set.
+
+use std::fmt::Write as _;
+
+use super::metrics::IterationRow;
+use crate::arena::grading::GroupResult;
+
+/// The rows as a text table, then the last grade by group of the evaluation set.
+pub fn table(rows: &[IterationRow]) -> String {
+    let opt = |x: Option<f64>, digits: usize| match x {
+        Some(v) => format!("{v:.digits$}"),
+        None => "-".into(),
+    };
+    let pct = |x: Option<f64>| match x {
+        Some(v) => format!("{:.1}%", 100.0 * v),
+        None => "-".into(),
+    };
+    let mut s = format!(
+        "{:>4} {:>7} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}\n",
+        "iter",
+        "minutes",
+        "positions",
+        "policy",
+        "value",
+        "vs best",
+        "promoted",
+        "gen",
+        "benchmark",
+        "W-L-D",
+        "net err",
+        "search err"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:>4} {:>7} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}",
+            r.iteration,
+            opt(r.minutes, 1),
+            r.positions.map_or("-".into(), |p| p.to_string()),
+            opt(r.policy_loss, 3),
+            opt(r.value_loss, 3),
+            pct(r.score_vs_best),
+            match r.promoted {
+                Some(true) => "promoted",
+                Some(false) => "kept best",
+                None => "-",
+            },
+            r.generation.map_or("-".into(), |g| g.to_string()),
+            pct(r.benchmark_score),
+            r.benchmark_wld
+                .map_or("-".into(), |[w, l, d]| format!("{w}-{l}-{d}")),
+            pct(r.net_mistake_rate),
+            pct(r.search_mistake_rate),
+        );
+    }
+    let graded = |r: &&IterationRow| r.net_groups.is_some() || r.search_groups.is_some();
+    if let Some(last) = rows.iter().rev().find(graded) {
+        s.push_str(&groups_table(last));
+    }
+    s
+}
+
+/// One iteration's mistake rates by group of the evaluation set.
+fn groups_table(row: &IterationRow) -> String {
+    let mut s = format!(
+        "\nmistakes of best on the evaluation set after iteration {}, by group:\n{:<10} {:>18} {:>18}\n",
+        row.iteration, "group", "network alone", "with search"
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for g in row.net_groups.iter().chain(&row.search_groups).flatten() {
+        if !names.contains(&g.group.as_str()) {
+            names.push(&g.group);
+        }
+    }
+    for name in names {
+        let _ = writeln!(
+            s,
+            "{name:<10} {:>18} {:>18}",
+            group_cell(row.net_groups.as_deref(), name),
+            group_cell(row.search_groups.as_deref(), name)
+        );
+    }
+    s
+}
+
+/// A group's mistake rate and size, `-` where it was not graded.
+fn group_cell(groups: Option<&[GroupResult]>, name: &str) -> String {
+    match groups.and_then(|gs| gs.iter().find(|g| g.group == name)) {
+        Some(g) => format!("{:.1}% of {}", 100.0 * g.mistake_rate, g.positions),
+        None => "-".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::alphazero::chart::svg;
+    use crate::alphazero::metrics::{iteration_rows, read_metrics, StageRecord};
+
+    /// A metrics log as the cycle writes it: a benchmark match of 3-1-0 in iteration 1,
+    /// iteration 2 stopped after self-play.
+    fn metrics() -> String {
+        let tally =
+            |w: u64, l: u64, d: u64| serde_json::json!({"wins": w, "losses": l, "draws": d});
+        let result = |b: &str, w, l, d| {
+            serde_json::json!({"game": "connect4", "a": "best", "b": b, "games": w + l + d,
+                "a_first": tally(w, l, d), "a_second": tally(0, 0, 0), "total": tally(w, l, d),
+                "elo": 0.0, "elo_ci95": [0.0, 0.0], "seconds": 1.0})
+        };
+        let selfplay = |i: u32, positions: u64| {
+            serde_json::json!({"stage": "selfplay", "iteration": i, "games": 4,
+                "positions": positions, "seconds": 0.5, "positions_per_s": 60.0,
+                "nn_evals_per_s": 100.0, "mean_batch": 4.0, "cache_hit_rate": 0.1})
+        };
+        let lines = [
+            selfplay(1, 30),
+            serde_json::json!({"stage": "train", "iteration": 1, "samples": 30, "steps": 10,
+                "policy_loss": 2.0, "value_loss": 0.5, "seconds": 1.0}),
+            serde_json::json!({"stage": "evaluate", "iteration": 1, "score_vs_best": 0.6,
+                "promoted": true, "generation": 1, "latest_vs_best": result("best", 3, 2, 0),
+                "benchmark": result("minimax:4", 3, 1, 0), "seconds": 2.0}),
+            selfplay(2, 28),
+        ];
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+
+    #[test]
+    fn rows_gather_each_iteration_and_the_chart_draws_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        std::fs::write(&path, metrics()).unwrap();
+        let records = read_metrics(&path).unwrap();
+        assert!(matches!(records[2], StageRecord::Evaluate(_)));
+        // What is read is what the cycle would write.
+        let again: String = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        std::fs::write(&path, &again).unwrap();
+        assert_eq!(read_metrics(&path).unwrap(), records);
+        let rows = iteration_rows(&records);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].policy_loss, Some(2.0));
+        assert_eq!(rows[0].benchmark_wld, Some([3, 1, 0]));
+        assert_eq!(rows[0].benchmark_score, Some(0.75));
+        assert_eq!(rows[1].positions, Some(28));
+        assert_eq!(rows[1].policy_loss, None);
+        let t = table(&rows);
+        assert!(t.contains("75.0%") && t.contains("3-1-0"), "{t}");
+        let s = svg(&rows, "connect4 <run>");
+        assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
+        assert!(s.contains("best vs minimax:4") && s.contains("&lt;run&gt;"));
+        // policy, value, latest-vs-best and benchmark: one point each for iteration 1
+        assert_eq!(s.matches("<polyline").count(), 4);
+    }
+
+    #[test]
+    fn grades_show_in_the_table_and_chart_and_old_logs_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        let grade = |rate: f64| {
+            serde_json::json!({"positions": 10, "mistakes": (rate * 10.0) as u64,
+                "mistake_rate": rate, "set_positions": 800, "seconds": 0.5,
+                "groups": [{"group": "L3_R1", "positions": 10,
+                    "mistakes": (rate * 10.0) as u64, "mistake_rate": rate}]})
+        };
+        let mut text = metrics();
+        let evaluate = |i: u32, net: f64, search: f64| {
+            serde_json::json!({"stage": "evaluate", "iteration": i, "score_vs_best": 0.5,
+                "promoted": false, "generation": 1,
+                "latest_vs_best": serde_json::from_str::<serde_json::Value>(
+                    text_line(&metrics(), 2)).unwrap()["latest_vs_best"],
+                "seconds": 30.0, "grade_net": grade(net), "grade_search": grade(search),
+                "grade_seconds": 1.0})
+        };
+        text.push_str(&format!("{}\n", evaluate(2, 0.3, 0.2)));
+        std::fs::write(&path, &text).unwrap();
+        let rows = iteration_rows(&read_metrics(&path).unwrap());
+        // Iteration 1's log has no grades (an older run), iteration 2's has.
+        assert_eq!(rows[0].net_mistake_rate, None);
+        assert_eq!(rows[1].net_mistake_rate, Some(0.3));
+        assert_eq!(rows[1].search_mistake_rate, Some(0.2));
+        // Minutes: 0.5 + 1 + 2 s by the end of iteration 1, then 0.5 + 30 s more.
+        assert_eq!(rows[0].minutes, Some(3.5 / 60.0));
+        assert_eq!(rows[1].minutes, Some(34.0 / 60.0));
+        let t = table(&rows);
+        assert!(
+            t.contains("30.0%") && t.contains("20.0%") && t.contains("after iteration 2"),
+            "{t}"
+        );
+        assert!(t.contains("L3_R1") && t.contains("30.0% of 10"), "{t}");
+        let s = svg(&rows, "run");
+        assert!(s.contains("minutes of the run") && s.contains("with search"));
+        // four as before, plus network and search against iterations and against minutes
+        assert_eq!(s.matches("<polyline").count(), 8);
+    }
+
+    fn text_line(text: &str, n: usize) -> &str {
+        text.lines().nth(n).unwrap()
+    }
+
+    #[test]
+    fn a_bad_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        let good = metrics();
+        let first = good.lines().next().unwrap();
+        for bad in [
+            "{\"iteration\":1,\"stage\":\"dance\"}".to_string(),
+            "not json".to_string(),
+            first[..first.len() / 2].to_string(),
+        ] {
+            std::fs::write(&path, format!("{first}\n{bad}\n")).unwrap();
+            let e = format!("{:#}", read_metrics(&path).unwrap_err());
+            assert!(e.contains("line 2") && e.contains("metrics.jsonl"), "{e}");
+        }
+        let e = read_metrics(&dir.path().join("none.jsonl")).unwrap_err();
+        assert!(e.to_string().contains("zero cycle"), "{e}");
+    }
+}

@@ -1,0 +1,314 @@
+//! The engines a web game plays with: which player specs a request may name, and how they
+//! are built so that games share what is expensive.
+//!
+//! A network is loaded once per model file and owned by one inference thread
+//! ([`InferenceServer`]); every game playing it holds a client. libtorch's tensors are `Send`
+//! but not `Sync`, so one network cannot be shared by reference; a `Mutex` around it would
+//! make games take turns for whole searches, while the inference thread takes each game's
+//! leaf evaluations as they come and merges those that arrive together into one batch, so
+//! fifty games cost fewer forward passes, not fifty times the memory. A model file that
+//! changes (the cycle promoted a new `best`) is loaded anew for the next game.
+//!
+//! Connect Four's `solver` plays on the server's shared [`SolverPool`]; every other player is
+//! built by [`PlayerSpec::build`] as on the command line, one per game.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use crate::agent::Agent;
+use crate::games::{Game, GameKind};
+use crate::nn::{default_device, InferenceServer, Net, Shape};
+use crate::players::{network_player, BuildContext, PlayerSpec};
+use crate::search::mcts::SearchKind;
+
+use super::errors::ApiError;
+use super::games::WebGame;
+use super::solver_pool::{PooledSolver, SolverPool};
+
+/// Limits on what one request may ask of an engine, so that no move takes hours.
+pub const MAX_MINIMAX_DEPTH: u32 = 9;
+pub const MAX_MCTS_SIMS: u32 = 50_000;
+pub const MAX_NET_SIMS: u32 = 10_000;
+/// Positions the inference thread of a model merges into one forward pass (a power of two:
+/// batches are padded to one, see [`InferenceServer::start_padded`]).
+const MAX_BATCH: usize = 256;
+
+/// Who sits on one side of a web game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seat {
+    Human,
+    Engine {
+        spec: PlayerSpec,
+        /// Simulations a move, for network players.
+        sims: Option<u32>,
+    },
+}
+
+impl Seat {
+    /// The seat as a person reads it: `human`, `mcts:800`, `best (400 sims)`.
+    pub fn label(&self) -> String {
+        match self {
+            Seat::Human => "human".into(),
+            Seat::Engine { spec, sims } if is_network(spec) => {
+                let sims = sims.unwrap_or(crate::players::DEFAULT_NET_SIMS);
+                match sims {
+                    0 => format!("{spec} (network alone)"),
+                    n => format!("{spec} ({n} sims)"),
+                }
+            }
+            Seat::Engine { spec, .. } => spec.to_string(),
+        }
+    }
+}
+
+fn is_network(spec: &PlayerSpec) -> bool {
+    matches!(
+        spec,
+        PlayerSpec::Best | PlayerSpec::Latest | PlayerSpec::Model(_)
+    )
+}
+
+/// Whether `name` can only name a file in the models directory: letters, digits, `-` and `_`
+/// (no dot, no slash, so never a path).
+pub fn is_model_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Parses a seat as a request names it: `human` or a player spec, with the simulations of a
+/// network player. Refuses what would reach the file system (`model:PATH`, `ql:PATH`) and
+/// what would take too long.
+pub fn parse_seat(text: &str, sims: Option<u32>) -> Result<Seat, ApiError> {
+    let text = text.trim();
+    if text.len() > 80 {
+        return Err(ApiError::bad("a player spec is at most 80 characters"));
+    }
+    let spec: PlayerSpec = text
+        .parse()
+        .map_err(|e: anyhow::Error| ApiError::bad(format!("{e}")))?;
+    match &spec {
+        PlayerSpec::Human => return Ok(Seat::Human),
+        PlayerSpec::Model(path) if !path.to_str().is_some_and(is_model_name) => {
+            return Err(ApiError::bad(format!(
+                "'{text}': model paths are refused over HTTP; name a model of the server's \
+                 models directory instead (model:NAME for <models>/<game>/NAME.safetensors; \
+                 GET /api/info lists them)"
+            )))
+        }
+        PlayerSpec::QTable(_) => {
+            return Err(ApiError::bad(format!(
+                "'{text}': Q-table players read a file, so they are not offered over HTTP"
+            )))
+        }
+        PlayerSpec::Minimax(d) if *d > MAX_MINIMAX_DEPTH => {
+            return Err(ApiError::bad(format!(
+                "'{text}': the depth is at most {MAX_MINIMAX_DEPTH} here"
+            )))
+        }
+        PlayerSpec::Mcts(n) if *n > MAX_MCTS_SIMS => {
+            return Err(ApiError::bad(format!(
+                "'{text}': at most {MAX_MCTS_SIMS} simulations here"
+            )))
+        }
+        _ => {}
+    }
+    if let Some(n) = sims.filter(|&n| n > MAX_NET_SIMS) {
+        return Err(ApiError::bad(format!(
+            "{n} simulations: network players take at most {MAX_NET_SIMS} here"
+        )));
+    }
+    Ok(Seat::Engine { spec, sims })
+}
+
+/// A game's engine: its player, and the shared network it is a client of, kept alive for as
+/// long as the player (the field order drops the client first, so the network's thread,
+/// when this was its last user, finds no client left and ends at once).
+pub struct Engine<G: Game> {
+    pub agent: Box<dyn Agent<G>>,
+    _model: Option<Arc<SharedModel>>,
+}
+
+/// A network owned by its inference thread.
+pub struct SharedModel {
+    server: InferenceServer,
+}
+
+/// A loaded model and the file it came from, as it was then (modified time and length).
+struct CachedModel {
+    stamp: (Option<SystemTime>, u64),
+    model: Arc<SharedModel>,
+}
+
+/// What building engines needs and what games share.
+pub struct Engines {
+    models: PathBuf,
+    search: SearchKind,
+    nets: Mutex<HashMap<(GameKind, String), CachedModel>>,
+    pub solvers: Arc<SolverPool>,
+    /// The most time one move of the `solver` player may take.
+    pub solver_seconds: Duration,
+}
+
+impl Engines {
+    pub fn new(
+        models: PathBuf,
+        search: SearchKind,
+        solvers: Arc<SolverPool>,
+        solver_seconds: Duration,
+    ) -> Engines {
+        Engines {
+            models,
+            search,
+            nets: Mutex::new(HashMap::new()),
+            solvers,
+            solver_seconds,
+        }
+    }
+
+    pub fn models_dir(&self) -> &Path {
+        &self.models
+    }
+
+    /// The engine of a seat (none for a person), seeded for a new game. May load a network:
+    /// call it off the async threads.
+    pub fn build<G: WebGame>(&self, seat: &Seat, seed: u64) -> Result<Option<Engine<G>>, ApiError> {
+        let Seat::Engine { spec, sims } = seat else {
+            return Ok(None);
+        };
+        let mut engine = match spec {
+            PlayerSpec::Best => self.network::<G>("best", *sims)?,
+            PlayerSpec::Latest => self.network::<G>("latest", *sims)?,
+            PlayerSpec::Model(name) => self.network::<G>(&name.to_string_lossy(), *sims)?,
+            PlayerSpec::Solver => {
+                let pooled = PooledSolver::new(self.solvers.clone(), self.solver_seconds);
+                match G::pooled_solver(pooled) {
+                    Some(agent) => Engine {
+                        agent,
+                        _model: None,
+                    },
+                    None => plain::<G>(spec)?,
+                }
+            }
+            other => plain::<G>(other)?,
+        };
+        engine.agent.new_game(seed);
+        Ok(Some(engine))
+    }
+
+    /// A network player on the shared model `<models>/<game>/<name>.safetensors`.
+    fn network<G: WebGame>(&self, name: &str, sims: Option<u32>) -> Result<Engine<G>, ApiError> {
+        let model = self.model::<G>(name)?;
+        let client = model
+            .server
+            .client()
+            .map_err(|e| ApiError::internal(format!("model '{name}': {e:#}")))?;
+        let ctx = BuildContext {
+            sims,
+            search: self.search,
+            ..BuildContext::default()
+        };
+        Ok(Engine {
+            agent: network_player::<G, _>(client, &ctx),
+            _model: Some(model),
+        })
+    }
+
+    /// The shared model of that name, loaded now if it is not loaded yet or its file changed.
+    fn model<G: WebGame>(&self, name: &str) -> Result<Arc<SharedModel>, ApiError> {
+        let kind = game_kind::<G>()?;
+        let path = self
+            .models
+            .join(G::NAME)
+            .join(format!("{name}.safetensors"));
+        let meta = std::fs::metadata(&path).map_err(|_| {
+            ApiError::bad(format!(
+                "no model '{name}' for {}: the server has no {} (train one with \
+                 `zero cycle --game {}`)",
+                G::NAME,
+                path.display(),
+                G::NAME
+            ))
+        })?;
+        let stamp = (meta.modified().ok(), meta.len());
+        let key = (kind, name.to_string());
+        if let Some(cached) = lock(&self.nets).get(&key) {
+            if cached.stamp == stamp {
+                return Ok(cached.model.clone());
+            }
+        }
+        // Loaded outside the lock, so that other games are not held up by it; two games that
+        // load the same new file at once each load it, and the later one stays cached.
+        let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())
+            .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?;
+        let model = Arc::new(SharedModel {
+            server: InferenceServer::start_padded(net, MAX_BATCH),
+        });
+        let replaced = lock(&self.nets).insert(
+            key,
+            CachedModel {
+                stamp,
+                model: model.clone(),
+            },
+        );
+        // An older model's thread ends once its last game is gone.
+        drop(replaced);
+        Ok(model)
+    }
+
+    /// The models loaded now, as `game/name` (each has one inference thread).
+    pub fn loaded_models(&self) -> Vec<String> {
+        let mut names: Vec<String> = lock(&self.nets)
+            .keys()
+            .map(|(game, name)| format!("{game}/{name}"))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The models a request may name for `game`: the `.safetensors` files of its directory.
+    pub fn model_names(&self, game: GameKind) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.models.join(game.name())) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let stem = name.strip_suffix(".safetensors")?;
+                (is_model_name(stem) && !stem.contains("checkpoint")).then(|| stem.to_string())
+            })
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// A player of its own for one game, built as the command line builds it.
+fn plain<G: WebGame>(spec: &PlayerSpec) -> Result<Engine<G>, ApiError> {
+    Ok(Engine {
+        agent: spec
+            .build::<G>(&BuildContext::default())
+            .map_err(|e| ApiError::bad(format!("{e:#}")))?,
+        _model: None,
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The kind of game `G`.
+pub fn game_kind<G: Game>() -> Result<GameKind, ApiError> {
+    GameKind::ALL
+        .into_iter()
+        .find(|k| k.name() == G::NAME)
+        .ok_or_else(|| ApiError::internal(format!("{} has no game kind", G::NAME)))
+}
+
+/// The players a request may name, for `GET /api/info`.
+pub const HTTP_PLAYERS: &str = "human, random, rules (tic-tac-toe), minimax:DEPTH, solver, \
+     mcts:SIMS, best, latest, model:NAME (NAME.safetensors in the server's models directory)";

@@ -1,0 +1,415 @@
+//! `zero serve`'s page in a real browser: headless Chromium driven through the DevTools
+//! protocol (chromiumoxide). A whole tic-tac-toe game against `solver` by clicking, a few
+//! Connect Four moves by clicking and by key, the engine's replies and analysis, refused
+//! clicks shown as messages, and the perfect-play overlay (with the README's screenshot).
+//!
+//! Chromium comes from `scripts/chromium.sh` (CI runs it); the tests find it through `CHROME`
+//! or PATH, and fail when it is missing unless `ZERO_SKIP_BROWSER=1`. Set `ZERO_SCREENSHOT` to
+//! a path to keep the Connect Four screenshot (docs/serve-connect4.png).
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use chromiumoxide::browser::{Browser, BrowserConfig};
+use chromiumoxide::handler::viewport::Viewport;
+use chromiumoxide::page::ScreenshotParams;
+use chromiumoxide::Page;
+use futures::StreamExt;
+use serde::de::DeserializeOwned;
+use zero::serve::{ServeConfig, Server};
+
+/// The browser to drive: `$CHROME`, or a Chromium or Chrome in PATH.
+fn chrome() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("CHROME").map(PathBuf::from) {
+        return path.is_file().then_some(path);
+    }
+    let names = [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ];
+    let dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    names
+        .iter()
+        .flat_map(|n| dirs.iter().map(move |d| d.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// The browser, or `None` (with a warning) when it is missing and the tests may be skipped.
+fn chrome_or_skip() -> Option<PathBuf> {
+    match chrome() {
+        Some(path) => Some(path),
+        None if std::env::var("ZERO_SKIP_BROWSER").as_deref() == Ok("1") => {
+            eprintln!("warning: no Chromium found; browser tests skipped (ZERO_SKIP_BROWSER=1)");
+            None
+        }
+        None => panic!(
+            "the browser tests need Chromium: run `source scripts/chromium.sh` (it installs \
+             Debian's chromium), or set CHROME to a Chrome or Chromium binary; \
+             ZERO_SKIP_BROWSER=1 skips these tests"
+        ),
+    }
+}
+
+/// A server, a browser and a page on it; everything stops when dropped.
+struct Session {
+    page: Page,
+    browser: Browser,
+    handler: tokio::task::JoinHandle<()>,
+    _server: Server,
+    _dirs: [tempfile::TempDir; 3],
+}
+
+impl Session {
+    async fn open(chrome: &Path, hash: &str) -> Session {
+        let dirs = [(); 3].map(|_| tempfile::tempdir().unwrap());
+        let config = ServeConfig {
+            models: dirs[0].path().into(),
+            solver_dir: dirs[1].path().into(),
+            ..ServeConfig::default()
+        };
+        let server = Server::start(config, SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+        let viewport = Viewport {
+            width: 1280,
+            height: 860,
+            ..Viewport::default()
+        };
+        let browser_config = BrowserConfig::builder()
+            .chrome_executable(chrome)
+            // Root in a container has no sandbox to give Chromium.
+            .no_sandbox()
+            .user_data_dir(dirs[2].path())
+            .window_size(1280, 860)
+            .viewport(viewport)
+            .arg("--disable-gpu")
+            .arg("--disable-dev-shm-usage")
+            .build()
+            .unwrap();
+        let (browser, mut handler) = Browser::launch(browser_config)
+            .await
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", chrome.display()));
+        let handler = tokio::spawn(async move { while handler.next().await.is_some() {} });
+        let page = browser
+            .new_page(format!("{}{hash}", server.url()))
+            .await
+            .unwrap();
+        let s = Session {
+            page,
+            browser,
+            handler,
+            _server: server,
+            _dirs: dirs,
+        };
+        s.wait_for(
+            "document.querySelectorAll('#players option').length > 0",
+            10,
+        )
+        .await;
+        s
+    }
+
+    async fn eval<T: DeserializeOwned>(&self, js: &str) -> T {
+        self.page
+            .evaluate(js)
+            .await
+            .unwrap_or_else(|e| panic!("evaluating {js}: {e}"))
+            .into_value()
+            .unwrap_or_else(|e| panic!("the value of {js}: {e}"))
+    }
+
+    /// Waits until the expression is true.
+    async fn wait_for(&self, condition: &str, seconds: u64) {
+        let started = Instant::now();
+        while !self.eval::<bool>(&format!("!!({condition})")).await {
+            if started.elapsed() > Duration::from_secs(seconds) {
+                let status = self.text("#status").await;
+                let message = self.text("#message").await;
+                panic!(
+                    "waited {seconds} s for {condition}; status '{status}', message '{message}'"
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+    }
+
+    async fn text(&self, selector: &str) -> String {
+        self.eval(&format!(
+            "(document.querySelector('{selector}') || {{textContent: ''}}).textContent"
+        ))
+        .await
+    }
+
+    async fn click(&self, selector: &str) {
+        let element = self
+            .page
+            .find_element(selector)
+            .await
+            .unwrap_or_else(|e| panic!("no {selector}: {e}"));
+        element.click().await.unwrap();
+    }
+
+    async fn moves(&self) -> usize {
+        self.eval("document.querySelectorAll('#moves li').length")
+            .await
+    }
+
+    /// Chooses the game and the opponent as a person does, and starts.
+    async fn start(&self, game: &str, opponent: &str) {
+        self.start_from(game, opponent, "first", "").await;
+    }
+
+    /// The same, moving first or second, from the position after `moves`.
+    async fn start_from(&self, game: &str, opponent: &str, side: &str, moves: &str) {
+        // The fields are cleared, and so is the board's game, so that the new board is known.
+        self.eval::<bool>(&format!(
+            "(() => {{ const g = document.getElementById('game'); g.value = '{game}'; \
+             g.dispatchEvent(new Event('change')); \
+             document.getElementById('opponent').value = ''; \
+             document.getElementById('position').value = ''; \
+             document.getElementById('board').className = 'board'; return true; }})()"
+        ))
+        .await;
+        for (field, text) in [("#opponent", opponent), ("#position", moves)] {
+            let input = self.page.find_element(field).await.unwrap();
+            input.click().await.unwrap().type_str(text).await.unwrap();
+        }
+        self.click(&format!("input[name=side][value={side}]")).await;
+        self.click("#start").await;
+        self.wait_for(
+            &format!(
+                "document.querySelector('#board.{game}') && \
+                 !document.body.classList.contains('thinking')"
+            ),
+            20,
+        )
+        .await;
+    }
+
+    /// Clicks a move and waits for the engine's reply (or the end of the game).
+    async fn play(&self, selector: &str) {
+        let before = self.moves().await;
+        self.click(selector).await;
+        self.wait_for(
+            &format!(
+                "(document.querySelectorAll('#moves li').length >= {before} + 2 || \
+                 !document.getElementById('result').hidden) && \
+                 !document.body.classList.contains('thinking')"
+            ),
+            30,
+        )
+        .await;
+    }
+
+    /// Clicks and waits for the page's refusal message.
+    async fn refused(&self, selector: &str) -> String {
+        self.eval::<bool>("(() => { const m = document.getElementById('message'); m.hidden = true; m.textContent = ''; return true; })()")
+            .await;
+        self.click(selector).await;
+        self.wait_for("!document.getElementById('message').hidden", 10)
+            .await;
+        self.text("#message").await
+    }
+
+    async fn close(mut self) {
+        let _ = self.browser.close().await;
+        let _ = self.browser.wait().await;
+        self.handler.abort();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_tic_tac_toe_game_against_the_solver_by_clicking() {
+    let Some(chrome) = chrome_or_skip() else {
+        return;
+    };
+    let s = Session::open(&chrome, "#play").await;
+    s.start("tictactoe", "solver").await;
+    assert_eq!(s.text("#status").await, "X to move");
+    let empty = "[...document.querySelectorAll('#board [data-move]')].find(b => b.textContent === '').dataset.move";
+    for turn in 0..5 {
+        if s.eval::<bool>("!document.getElementById('result').hidden")
+            .await
+        {
+            break;
+        }
+        let cell: String = s.eval(empty).await;
+        s.play(&format!("#board [data-move='{cell}']")).await;
+        if turn == 0 {
+            // A taken cell is refused with a message, and the game goes on.
+            let message = s.refused(&format!("#board [data-move='{cell}']")).await;
+            assert_eq!(message, format!("cell {cell} is taken"));
+            assert_eq!(s.moves().await, 2);
+        }
+    }
+    let result = s.text("#result").await;
+    // The solver never loses: a draw, or O wins.
+    assert!(
+        result == "Draw" || result == "O wins: you lose.",
+        "result '{result}'"
+    );
+    assert_eq!(s.text("#status").await, result.split(':').next().unwrap());
+    let message = s.refused("#board [data-move='1']").await;
+    assert!(message.contains("the game is over"), "{message}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_four_moves_by_click_and_key_with_the_engines_replies() {
+    let Some(chrome) = chrome_or_skip() else {
+        return;
+    };
+    let s = Session::open(&chrome, "#play").await;
+    s.start("connect4", "mcts:300").await;
+    s.play("#board [data-move='4']").await;
+    // Our stone at the bottom of column 4 (cell 38), the engine's somewhere, its analysis shown.
+    assert!(
+        s.eval::<bool>("document.querySelector('[data-cell=\"38\"]').classList.contains('p1')")
+            .await
+    );
+    assert_eq!(
+        s.eval::<usize>("document.querySelectorAll('#board .hole.p2').length")
+            .await,
+        1
+    );
+    assert_eq!(s.text("#status").await, "Red to move");
+    assert!(s
+        .text("#analysis .who")
+        .await
+        .starts_with("Yellow (mcts:300) played"));
+    assert!(
+        s.eval::<usize>("document.querySelectorAll('#analysis .top-moves li').length")
+            .await
+            >= 1
+    );
+    assert!(s
+        .text("#analysis .verdict")
+        .await
+        .contains("Expected score"));
+    // Key 3 drops a stone in column 3.
+    s.page
+        .find_element("body")
+        .await
+        .unwrap()
+        .press_key("3")
+        .await
+        .unwrap();
+    s.wait_for(
+        "document.querySelectorAll('#moves li').length >= 4 && !document.body.classList.contains('thinking')",
+        30,
+    )
+    .await;
+    assert_eq!(s.text("#moves li:nth-child(3)").await, "3.Red 3");
+    // Undo takes back the engine's move and ours.
+    s.click("#undo").await;
+    s.wait_for("document.querySelectorAll('#moves li').length === 2", 10)
+        .await;
+    s.play("#board [data-move='3']").await;
+    // Two people at one board (the opponent `human`) fill column 4; one more stone is refused.
+    s.start("connect4", "human").await;
+    for stone in 1..=6 {
+        s.click("#board [data-move='4']").await;
+        s.wait_for(
+            &format!("document.querySelectorAll('#moves li').length === {stone}"),
+            10,
+        )
+        .await;
+    }
+    let message = s.refused("#board [data-move='4']").await;
+    assert_eq!(message, "column 4 is full");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_perfect_play_overlay_and_the_screenshot() {
+    let Some(chrome) = chrome_or_skip() else {
+        return;
+    };
+    let s = Session::open(&chrome, "#play").await;
+    // A middle game (16 stones, the start of a position of Pons' test set): the engine, Red,
+    // moves first from it.
+    s.start_from("connect4", "mcts:2000", "second", "1376166131123653")
+        .await;
+    s.wait_for(
+        "document.querySelectorAll('#moves li').length === 17 && !document.body.classList.contains('thinking')",
+        30,
+    )
+    .await;
+    assert!(s
+        .text("#analysis .who")
+        .await
+        .starts_with("Red (mcts:2000) played"));
+    s.click("#perfect").await;
+    // Every legal column gets its exact result (a mid-game position solves in seconds).
+    s.wait_for(
+        "document.querySelectorAll('#perfect-row .badge').length > 0 && \
+         document.querySelectorAll('#perfect-row .badge.unknown').length === 0",
+        60,
+    )
+    .await;
+    let badges: Vec<String> = s
+        .eval("[...document.querySelectorAll('#perfect-row .badge')].map(b => b.className)")
+        .await;
+    assert!(badges
+        .iter()
+        .all(|b| b.contains("win") || b.contains("draw") || b.contains("loss")));
+    let png = s
+        .page
+        .screenshot(ScreenshotParams::builder().full_page(true).build())
+        .await
+        .unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    if let Some(path) = std::env::var_os("ZERO_SCREENSHOT") {
+        std::fs::write(&path, &png).unwrap();
+        eprintln!("screenshot: {}", PathBuf::from(path).display());
+    }
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_mode_and_the_training_page() {
+    let Some(chrome) = chrome_or_skip() else {
+        return;
+    };
+    let s = Session::open(&chrome, "#watch").await;
+    std::fs::create_dir_all(s._dirs[0].path().join("tictactoe")).unwrap();
+    std::fs::write(
+        s._dirs[0].path().join("tictactoe/metrics.jsonl"),
+        concat!(
+            r#"{"stage":"selfplay","iteration":1,"games":4,"positions":30,"seconds":0.5,"positions_per_s":60.0,"nn_evals_per_s":100.0,"mean_batch":4.0,"cache_hit_rate":0.1}"#,
+            "\n",
+            r#"{"stage":"train","iteration":1,"samples":30,"steps":10,"policy_loss":2.0,"value_loss":0.5,"seconds":1.0}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    // Two engines play a whole game by themselves, move by move.
+    s.eval::<bool>(
+        "(() => { const g = document.getElementById('game'); g.value = 'tictactoe'; \
+         g.dispatchEvent(new Event('change')); document.getElementById('engine-a').value = 'random'; \
+         document.getElementById('engine-b').value = 'solver'; \
+         document.getElementById('delay').value = '0'; return true; })()",
+    )
+    .await;
+    s.click("#start").await;
+    s.wait_for("!document.getElementById('result').hidden", 20)
+        .await;
+    assert!(s.moves().await >= 5);
+    let result = s.text("#result").await;
+    assert!(result == "O wins" || result == "Draw", "{result}");
+    // The training page: the run's chart and table.
+    s.click("nav a[data-view='training']").await;
+    s.wait_for("document.querySelector('#runs .run img') && document.querySelector('#runs .run img').complete && document.querySelector('#runs .run img').naturalWidth > 0", 10)
+        .await;
+    assert_eq!(s.text("#runs .run h3").await, "tictactoe — 1 iteration");
+    // Only the training page shows.
+    assert!(
+        s.eval::<bool>("getComputedStyle(document.getElementById('game-view')).display === 'none'")
+            .await
+    );
+    assert!(s.text("#runs .run pre").await.contains("policy"));
+    s.close().await;
+}
