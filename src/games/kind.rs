@@ -39,10 +39,16 @@ impl std::fmt::Display for GameKind {
 
 /// Runs a generic function for a board game chosen at run time:
 /// `with_board_game!(kind, G => body)` with `G` bound to the game type inside `body`.
-/// Blackjack is not a board game and gives an error.
+/// Blackjack is not a board game and gives an error; `with_board_game!(kind, G => body,
+/// else error)` names the value to give instead.
 #[macro_export]
 macro_rules! with_board_game {
     ($kind:expr, $g:ident => $body:expr) => {
+        $crate::with_board_game!($kind, $g => $body, else Err(anyhow::anyhow!(
+            "blackjack is a single-player game with chance: use `zero mces` / `zero blackjack`"
+        )))
+    };
+    ($kind:expr, $g:ident => $body:expr, else $other:expr) => {
         match $kind {
             $crate::games::GameKind::Connect4 => {
                 type $g = $crate::games::Connect4;
@@ -56,9 +62,7 @@ macro_rules! with_board_game {
                 type $g = $crate::games::Othello4;
                 $body
             }
-            $crate::games::GameKind::Blackjack => Err(anyhow::anyhow!(
-                "blackjack is a single-player game with chance: use `zero mces` / `zero blackjack`"
-            )),
+            $crate::games::GameKind::Blackjack => $other,
         }
     };
 }

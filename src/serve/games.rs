@@ -116,23 +116,9 @@ impl WebGame for Othello4 {
 #[macro_export]
 macro_rules! with_web_game {
     ($kind:expr, $g:ident => $body:expr) => {
-        match $kind {
-            $crate::games::GameKind::Connect4 => {
-                type $g = $crate::games::Connect4;
-                $body
-            }
-            $crate::games::GameKind::TicTacToe => {
-                type $g = $crate::games::TicTacToe;
-                $body
-            }
-            $crate::games::GameKind::Othello4 => {
-                type $g = $crate::games::Othello4;
-                $body
-            }
-            $crate::games::GameKind::Blackjack => Err($crate::serve::errors::ApiError::bad(
-                "blackjack is not a board game: the games here are connect4, tictactoe and othello4",
-            )),
-        }
+        $crate::with_board_game!($kind, $g => $body, else Err($crate::serve::errors::ApiError::bad(
+            "blackjack is not a board game: the games here are connect4, tictactoe and othello4",
+        )))
     };
 }
 
