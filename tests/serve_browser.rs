@@ -3,9 +3,10 @@
 //! Connect Four moves by clicking and by key, the engine's replies and analysis, refused
 //! clicks shown as messages, and the perfect-play overlay (with the README's screenshot).
 //!
-//! Chromium comes from `scripts/chromium.sh` (CI runs it); the tests find it through `CHROME`
-//! or PATH, and fail when it is missing unless `ZERO_SKIP_BROWSER=1`. Set `ZERO_SCREENSHOT` to
-//! a path to keep the Connect Four screenshot (docs/serve-connect4.png).
+//! Chromium comes from `scripts/chromium.sh` (`./run-tests` sources it); the tests find it
+//! through `CHROME` or PATH, and fail when it is missing unless `ZERO_SKIP_BROWSER=1`. Set
+//! `ZERO_SCREENSHOT` to a path to keep the Connect Four screenshot (docs/serve-connect4.png),
+//! and `ZERO_SCREENSHOT_MODELS` to a run's models directory to take it against its `best`.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -66,10 +67,21 @@ struct Session {
 
 impl Session {
     async fn open(chrome: &Path, hash: &str) -> Session {
+        Session::open_with(chrome, hash, None).await
+    }
+
+    /// The same, serving the models and solver's book of `dirs` (models, solver) when given.
+    async fn open_with(
+        chrome: &Path,
+        hash: &str,
+        dirs_given: Option<(PathBuf, PathBuf)>,
+    ) -> Session {
         let dirs = [(); 3].map(|_| tempfile::tempdir().unwrap());
+        let (models, solver_dir) =
+            dirs_given.unwrap_or_else(|| (dirs[0].path().into(), dirs[1].path().into()));
         let config = ServeConfig {
-            models: dirs[0].path().into(),
-            solver_dir: dirs[1].path().into(),
+            models,
+            solver_dir,
             ..ServeConfig::default()
         };
         let server = Server::start(config, SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
@@ -328,20 +340,32 @@ async fn the_perfect_play_overlay_and_the_screenshot() {
     let Some(chrome) = chrome_or_skip() else {
         return;
     };
-    let s = Session::open(&chrome, "#play").await;
-    // A middle game (16 stones, the start of a position of Pons' test set): the engine, Red,
-    // moves first from it.
-    s.start_from("connect4", "mcts:2000", "second", "1376166131123653")
-        .await;
+    // The README's screenshot is a game against a trained `best`: ZERO_SCREENSHOT_MODELS names
+    // the models directory of a run, and the repository's opening book serves the overlay.
+    let trained = std::env::var_os("ZERO_SCREENSHOT_MODELS").map(PathBuf::from);
+    let (opponent, moves) = match trained {
+        // An opening: the book answers the overlay at once.
+        Some(_) => ("best", "4453"),
+        // A middle game (16 stones, the start of a position of Pons' test set).
+        None => ("mcts:2000", "1376166131123653"),
+    };
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/connect4");
+    let s = Session::open_with(&chrome, "#play", trained.map(|m| (m, book))).await;
+    // The engine, Red, moves first from the position.
+    s.start_from("connect4", opponent, "second", moves).await;
     s.wait_for(
-        "document.querySelectorAll('#moves li').length === 17 && !document.body.classList.contains('thinking')",
+        &format!(
+            "document.querySelectorAll('#moves li').length === {} && \
+             !document.body.classList.contains('thinking')",
+            moves.len() + 1
+        ),
         30,
     )
     .await;
     assert!(s
         .text("#analysis .who")
         .await
-        .starts_with("Red (mcts:2000) played"));
+        .starts_with(&format!("Red ({opponent}) played")));
     s.click("#perfect").await;
     // Every legal column gets its exact result (a mid-game position solves in seconds).
     s.wait_for(
