@@ -362,10 +362,8 @@ async fn the_perfect_play_overlay_and_the_screenshot() {
         30,
     )
     .await;
-    assert!(s
-        .text("#analysis .who")
-        .await
-        .starts_with(&format!("Red ({opponent}) played")));
+    let who = s.text("#analysis .who").await;
+    assert!(who.starts_with(&format!("Red ({opponent}")), "{who}");
     s.click("#perfect").await;
     // Every legal column gets its exact result (a mid-game position solves in seconds).
     s.wait_for(

@@ -226,3 +226,59 @@ fn solver_player_keeps_its_result_against_random() {
     }
     assert!(won > 0);
 }
+
+/// Every position of the repository's opening book with `stones` stones, by walking the game.
+fn book_positions(stones: usize) -> Vec<Position> {
+    let mut level = vec![Position::from_game(&Connect4::new())];
+    for _ in 0..stones {
+        level = level
+            .iter()
+            .flat_map(|p| {
+                (0..7).filter(|&c| p.can_play(c)).map(move |c| {
+                    let mut child = *p;
+                    child.play_col(c);
+                    child
+                })
+            })
+            .collect();
+    }
+    level
+}
+
+/// The opening book shipped in data/connect4 (what `zero serve` and the `solver` player use):
+/// every position of up to 4 stones is in it, each shallower score is the negamax of its
+/// children's (no move wins before the 7th stone), the empty board's moves score as Pons
+/// publishes them, and some 4-stone scores agree with a search without the book.
+#[test]
+fn the_repository_opening_book_is_complete_and_consistent() {
+    use zero::solvers::connect4_book::Book;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/connect4");
+    let path = Book::find_deepest(&dir).expect("an opening book in data/connect4");
+    let book = Book::load(&path).unwrap();
+    assert_eq!((book.depth(), book.len()), (4, 719));
+    let score = |p: &Position| book.get(p.canonical_key().0).unwrap();
+    for stones in 0..4 {
+        for p in book_positions(stones) {
+            let children = (0..7).filter(|&c| p.can_play(c)).map(|c| {
+                let mut child = p;
+                child.play_col(c);
+                -score(&child)
+            });
+            assert_eq!(children.max().unwrap(), score(&p), "{stones} stones");
+        }
+    }
+    let empty = Position::from_game(&Connect4::new());
+    let first_moves: Vec<i32> = (0..7)
+        .map(|c| {
+            let mut child = empty;
+            child.play_col(c);
+            -score(&child)
+        })
+        .collect();
+    assert_eq!(first_moves, [-2, -1, 0, 1, 0, -1, -2]);
+    let mut solver = Solver::new(1 << 22);
+    for (text, want) in [("4455", 18), ("3344", 18), ("2244", 18), ("4466", 18)] {
+        assert_eq!(score(&pos(text)), want, "{text} in the book");
+        assert_eq!(solver.solve(&pos(text)), want, "{text} solved");
+    }
+}

@@ -144,7 +144,7 @@ fn view<G: PerfectPlay>(
     let note = (!complete).then(|| {
         format!(
             "not solved within {:.1} s: positions early in a Connect Four game take long \
-             without a deeper opening book (`zero solve --build-book 8`)",
+             without a deeper opening book (`zero solve --build-book 6`)",
             deadline.saturating_duration_since(started).as_secs_f64()
         )
     });

@@ -153,7 +153,7 @@ impl Agent<Connect4> for PooledSolver {
         let (cols, _) = match found {
             Err(e) if e.is::<OutOfTime>() => bail!(
                 "the solver could not find its move within {:.1} s: early positions take long \
-                 without a deeper opening book (`zero solve --build-book 8` builds one)",
+                 without a deeper opening book (`zero solve --build-book 6` builds one)",
                 self.seconds.as_secs_f64()
             ),
             other => other?,
