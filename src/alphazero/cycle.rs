@@ -11,7 +11,7 @@ use super::paths::RunPaths;
 use super::stage_clock::timed_stage;
 use super::stages::{stage_evaluate, stage_self_play, stage_train};
 use super::state::{read_state, write_state, RunState, Stage};
-use crate::arena::AgentFactory;
+use crate::arena::{AgentFactory, MatchResult};
 use crate::core::memory::{release_free_memory, resident_mib};
 use crate::games::Game;
 
@@ -22,10 +22,11 @@ fn run_stage<G: Game>(
     paths: &RunPaths,
     state: RunState,
     benchmark: Option<(&str, &AgentFactory<G>)>,
+    played: Option<MatchResult>,
     progress: bool,
 ) -> Result<StageRecord> {
     let (mut record, seconds) = timed_stage(&paths.models, state, || {
-        stage_record::<G>(cfg, paths, state, benchmark, progress)
+        stage_record::<G>(cfg, paths, state, benchmark, played, progress)
     })?;
     record.set_seconds(seconds);
     // Between stages: what a stage freed goes back to the system before the next one.
@@ -41,20 +42,40 @@ fn stage_record<G: Game>(
     paths: &RunPaths,
     state: RunState,
     benchmark: Option<(&str, &AgentFactory<G>)>,
+    played: Option<MatchResult>,
     progress: bool,
 ) -> Result<StageRecord> {
     let i = state.iteration;
     let started = std::time::Instant::now();
     Ok(match state.stage {
         Stage::SelfPlay => {
-            StageRecord::selfplay(i, &stage_self_play::<G>(cfg, paths, i, progress)?)
+            StageRecord::selfplay(i, &stage_self_play::<G>(cfg, paths, i, None, progress)?)
         }
         Stage::Train => StageRecord::train(i, &stage_train::<G>(cfg, paths, i, progress)?),
         Stage::Evaluate => {
-            let e = stage_evaluate::<G>(cfg, paths, i, benchmark, progress)?;
+            let e = stage_evaluate::<G>(cfg, paths, i, benchmark, played, progress)?;
             StageRecord::evaluate(i, &e, started.elapsed().as_secs_f64())
         }
     })
+}
+
+/// Runs the run's next stage, `state` (whose files earlier processes, or a cluster, may have
+/// made already: it then only finds them), appends its record to the metrics and advances
+/// the state. `played` is the evaluation's match when shards played it elsewhere. Returns
+/// the record and the new state.
+pub fn run_next_stage<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    state: RunState,
+    benchmark: Option<(&str, &AgentFactory<G>)>,
+    played: Option<MatchResult>,
+    progress: bool,
+) -> Result<(StageRecord, RunState)> {
+    let record = run_stage::<G>(cfg, paths, state, benchmark, played, progress)?;
+    record.append_to(&paths.metrics())?;
+    let next = state.next();
+    write_state(paths, next)?;
+    Ok((record, next))
 }
 
 /// Runs the cycle until `iterations` iterations are complete, resuming where a previous run
@@ -71,10 +92,8 @@ pub fn run_cycle<G: Game>(
     // Records of stages that a stopped process finished but did not get to count as done.
     drop_records_from(&paths.metrics(), state)?;
     while state.iteration <= iterations {
-        let record = run_stage::<G>(cfg, paths, state, benchmark, progress)?;
-        record.append_to(&paths.metrics())?;
-        state = state.next();
-        write_state(paths, state)?;
+        let (record, next) = run_next_stage::<G>(cfg, paths, state, benchmark, None, progress)?;
+        state = next;
         report(&record);
     }
     Ok(state)
