@@ -70,9 +70,22 @@ fn ray_python() -> &'static Path {
 /// The run's options, for `zero cycle` and the driver alike.
 fn run_options(root: &Path) -> Vec<String> {
     let dir = |sub: &str| root.join(sub).to_string_lossy().into_owned();
-    let options = ["--preset", "tiny", "--seed", "11", "--iterations", "2", "--json"];
+    let options = [
+        "--preset",
+        "tiny",
+        "--seed",
+        "11",
+        "--iterations",
+        "2",
+        "--json",
+    ];
     let mut all: Vec<String> = options.map(String::from).to_vec();
-    all.extend(["--models".into(), dir("models"), "--data".into(), dir("data")]);
+    all.extend([
+        "--models".into(),
+        dir("models"),
+        "--data".into(),
+        dir("data"),
+    ]);
     all
 }
 
@@ -111,7 +124,11 @@ impl Drop for Running {
 fn cluster_run(root: &Path, kill_when: Option<&str>) -> (Output, f64) {
     let python = ray_python();
     let bin = python.parent().expect("the environment's bin/");
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut cmd = Command::new("unshare");
     cmd.args(["-n", "--"])
         .arg(python)
@@ -123,7 +140,12 @@ fn cluster_run(root: &Path, kill_when: Option<&str>) -> (Output, f64) {
     cmd.arg("--")
         .arg(python)
         .arg(repo().join("scripts/zero-ray"))
-        .args(["--address", "127.0.0.1:6379", "--node-ip-address", "127.0.0.1"])
+        .args([
+            "--address",
+            "127.0.0.1:6379",
+            "--node-ip-address",
+            "127.0.0.1",
+        ])
         .args(["--zero", ZERO])
         .args(run_options(root))
         .env("PATH", path)
@@ -193,7 +215,12 @@ fn check_cluster_run(kill_when: Option<&str>) {
         assert!(stderr.contains("killed the last node"), "{stderr}");
     }
     // Six stages, each recorded as a JSON line, as `zero cycle --json` prints them.
-    assert_eq!(text(&out.stdout).lines().count(), 6, "{}", text(&out.stdout));
+    assert_eq!(
+        text(&out.stdout).lines().count(),
+        6,
+        "{}",
+        text(&out.stdout)
+    );
     assert_same_as_reference(dir.path());
 }
 

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
 use crossbeam_channel::{unbounded, Receiver, Sender};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::config::RunConfig;
 use super::net_evaluator::NetEvaluator;
@@ -28,8 +28,9 @@ use crate::core::threads::panic_message;
 use crate::games::Game;
 use crate::nn::{Evaluator, InferenceServer, InferenceStats, Metered, Net};
 
-/// What a self-play run did.
-#[derive(Clone, Debug, Default, Serialize)]
+/// What a self-play run did (a shard's, as `zero selfplay --games-from --json` prints it, is
+/// read back to merge the shards' figures).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SelfPlayStats {
     pub games: u64,
     pub positions: u64,
@@ -43,7 +44,7 @@ pub struct SelfPlayStats {
     /// Seconds the inference thread spent in forward passes.
     pub forward_seconds: f64,
     /// Batches of each size the network saw (index = size).
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub batch_sizes: Vec<u64>,
 }
 
@@ -59,6 +60,13 @@ impl SelfPlayStats {
     }
     pub fn cache_hit_rate(&self) -> f64 {
         self.cache_hits as f64 / self.leaves.max(1) as f64
+    }
+    /// Adds the figures of shards played elsewhere: their games and positions are counted
+    /// from the files, their seconds are the processes' (so the rates are per process).
+    pub fn add_shards(&mut self, shards: &SelfPlayStats) {
+        self.merge(shards);
+        self.seconds += shards.seconds;
+        self.forward_seconds += shards.forward_seconds;
     }
     pub(super) fn merge(&mut self, o: &SelfPlayStats) {
         self.positions += o.positions;

@@ -51,18 +51,23 @@ pub fn ensure_best<G: Game>(cfg: &RunConfig, paths: &RunPaths) -> Result<()> {
 /// Plays the iteration's missing self-play games with `best` (of the whole iteration, or of
 /// the chunks that `shard` names). The games and positions returned are the whole stage's,
 /// those written by earlier, interrupted processes included (a shard's: this process's); the
-/// throughput figures (network evaluations, batches, cache) are this process's.
+/// throughput figures (network evaluations, batches, cache) are this process's, plus those of
+/// `elsewhere`, shards played by other processes (a cluster's).
 pub fn stage_self_play<G: Game>(
     cfg: &RunConfig,
     paths: &RunPaths,
     iteration: u32,
     shard: Option<Range<u64>>,
+    elsewhere: Option<&SelfPlayStats>,
     progress: bool,
 ) -> Result<SelfPlayStats> {
     ensure_best::<G>(cfg, paths)?;
     let net = Net::load(&paths.best(), G::NAME, Shape::of::<G>(), default_device())?;
     let whole_stage = shard.is_none();
     let mut stats = self_play_shard::<G>(cfg, net, iteration, &paths.data, shard, progress)?;
+    if let Some(shards) = elsewhere {
+        stats.add_shards(shards);
+    }
     if whole_stage {
         let games = read_iteration(&paths.data, G::NAME, G::NUM_ACTIONS, iteration)?;
         stats.games = games.len() as u64;

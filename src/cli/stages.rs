@@ -6,18 +6,19 @@
 use std::ops::Range;
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use super::describe_stage;
 use super::run_args::{BenchmarkPlayer, RunArgs};
 use crate::alphazero::config::RunConfig;
-use crate::alphazero::cycle::run_next_stage;
+use crate::alphazero::cycle::{run_next_stage, FromShards};
 use crate::alphazero::eval_shards::{merge_shards, play_eval_shard, read_shard, write_shard};
 use crate::alphazero::metrics::{drop_records_from, StageRecord};
 use crate::alphazero::paths::RunPaths;
+use crate::alphazero::selfplay::SelfPlayStats;
 use crate::alphazero::stages::{stage_evaluate, stage_self_play, stage_train};
 use crate::alphazero::state::{read_state, RunState, Stage};
-use crate::arena::MatchResult;
+use crate::core::files::parse_json;
 use crate::players::Playable;
 
 #[derive(clap::Args, Debug)]
@@ -38,8 +39,10 @@ pub struct Args {
     /// nothing of the run is changed. Merge the shards with --merge.
     #[arg(long, value_name = "FILE", requires = "games_from")]
     shard_out: Option<PathBuf>,
-    /// Evaluation from shards played elsewhere: these shard files, which must cover the
-    /// match's games once each, decide the promotion as the match played here would.
+    /// Shards played elsewhere. Evaluation: these shard files, which must cover the match's
+    /// games once each, decide the promotion as the match played here would. Self-play: the
+    /// shards' JSON output (`--games-from ... --json`), whose figures the record adds up (their
+    /// games are the chunks already in --data).
     #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "games_from")]
     merge: Vec<PathBuf>,
     /// Also append the stage's record to the run's metrics and advance its state, as `zero
@@ -56,8 +59,11 @@ pub fn run(which: Stage, args: Args) -> Result<()> {
 impl Args {
     /// The shard's games, if it is one, after checking the options fit the stage.
     fn shard(&self, which: Stage) -> Result<Option<Range<u64>>> {
-        if which != Stage::Evaluate && (self.shard_out.is_some() || !self.merge.is_empty()) {
-            bail!("--shard-out and --merge are options of `zero evaluate`");
+        if which != Stage::Evaluate && self.shard_out.is_some() {
+            bail!("--shard-out is an option of `zero evaluate`");
+        }
+        if which == Stage::Train && !self.merge.is_empty() {
+            bail!("training is one task: --merge does not apply");
         }
         let Some((from, to)) = self.games_from.zip(self.games_to) else {
             return Ok(None);
@@ -81,7 +87,7 @@ fn run_for<G: Playable>(which: Stage, args: &Args) -> Result<()> {
         None => read_state(&paths)?.iteration,
     };
     let progress = !args.run.json;
-    let played = merged_match::<G>(&cfg, iteration, &args.merge)?;
+    let shards = from_shards::<G>(&cfg, which, iteration, &args.merge)?;
     if let (Stage::Evaluate, Some(games), Some(out)) = (which, &shard, &args.shard_out) {
         let shard = play_eval_shard::<G>(&cfg, &paths, iteration, games.clone(), progress)?;
         write_shard(out, &shard)?;
@@ -98,19 +104,28 @@ fn run_for<G: Playable>(which: Stage, args: &Args) -> Result<()> {
             Ok(())
         };
     }
+    if let (Stage::SelfPlay, Some(games)) = (which, &shard) {
+        let games = Some(games.clone());
+        let stats = stage_self_play::<G>(&cfg, &paths, iteration, games, None, progress)?;
+        return if args.run.json {
+            // The raw figures, which `--merge` adds up.
+            super::print_json(&stats)
+        } else {
+            println!(
+                "{}",
+                describe_stage(&StageRecord::selfplay(iteration, &stats))
+            );
+            Ok(())
+        };
+    }
     let record = if args.record {
-        record_stage::<G>(
-            args,
-            &cfg,
-            &paths,
-            RunState {
-                iteration,
-                stage: which,
-            },
-            played,
-        )?
+        let at = RunState {
+            iteration,
+            stage: which,
+        };
+        record_stage::<G>(args, &cfg, &paths, at, shards)?
     } else {
-        stage_only::<G>(args, &cfg, &paths, which, iteration, shard, played)?
+        stage_only::<G>(args, &cfg, &paths, which, iteration, shards)?
     };
     if args.run.json {
         super::print_json(&record)
@@ -120,20 +135,31 @@ fn run_for<G: Playable>(which: Stage, args: &Args) -> Result<()> {
     }
 }
 
-/// The evaluation's match merged from the shard files `files`, if any are given.
-fn merged_match<G: Playable>(
+/// What the shard files `files` bring to the stage: the evaluation's match merged, or the
+/// self-play shards' figures added up.
+fn from_shards<G: Playable>(
     cfg: &RunConfig,
+    which: Stage,
     iteration: u32,
     files: &[PathBuf],
-) -> Result<Option<MatchResult>> {
+) -> Result<FromShards> {
+    let mut shards = FromShards::default();
     if files.is_empty() {
-        return Ok(None);
+        return Ok(shards);
     }
-    let shards = files
-        .iter()
-        .map(|f| read_shard(f))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Some(merge_shards::<G>(cfg, iteration, shards)?))
+    if which == Stage::Evaluate {
+        let read = files.iter().map(|f| read_shard(f));
+        let read = read.collect::<Result<Vec<_>>>()?;
+        shards.evaluation = Some(merge_shards::<G>(cfg, iteration, read)?);
+    } else {
+        let mut total = SelfPlayStats::default();
+        for f in files {
+            let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
+            total.add_shards(&parse_json::<SelfPlayStats>(f, &bytes)?);
+        }
+        shards.selfplay = Some(total);
+    }
+    Ok(shards)
 }
 
 /// Runs one stage (or a self-play shard) without touching the run's state or metrics.
@@ -143,15 +169,21 @@ fn stage_only<G: Playable>(
     paths: &RunPaths,
     which: Stage,
     iteration: u32,
-    shard: Option<Range<u64>>,
-    played: Option<MatchResult>,
+    shards: FromShards,
 ) -> Result<StageRecord> {
     let progress = !args.run.json;
     let started = std::time::Instant::now();
     Ok(match which {
         Stage::SelfPlay => StageRecord::selfplay(
             iteration,
-            &stage_self_play::<G>(cfg, paths, iteration, shard, progress)?,
+            &stage_self_play::<G>(
+                cfg,
+                paths,
+                iteration,
+                None,
+                shards.selfplay.as_ref(),
+                progress,
+            )?,
         ),
         Stage::Train => StageRecord::train(
             iteration,
@@ -160,7 +192,14 @@ fn stage_only<G: Playable>(
         Stage::Evaluate => {
             let benchmark = args.run.benchmark_player::<G>(cfg, paths)?;
             let benchmark = benchmark.as_ref().map(BenchmarkPlayer::as_arg);
-            let e = stage_evaluate::<G>(cfg, paths, iteration, benchmark, played, progress)?;
+            let e = stage_evaluate::<G>(
+                cfg,
+                paths,
+                iteration,
+                benchmark,
+                shards.evaluation,
+                progress,
+            )?;
             StageRecord::evaluate(iteration, &e, started.elapsed().as_secs_f64())
         }
     })
@@ -172,7 +211,7 @@ fn record_stage<G: Playable>(
     cfg: &RunConfig,
     paths: &RunPaths,
     at: RunState,
-    played: Option<MatchResult>,
+    shards: FromShards,
 ) -> Result<StageRecord> {
     let next = read_state(paths)?;
     if next != at {
@@ -190,6 +229,6 @@ fn record_stage<G: Playable>(
     let benchmark = args.run.benchmark_player::<G>(cfg, paths)?;
     let benchmark = benchmark.as_ref().map(BenchmarkPlayer::as_arg);
     let progress = !args.run.json;
-    let (record, _) = run_next_stage::<G>(cfg, paths, at, benchmark, played, progress)?;
+    let (record, _) = run_next_stage::<G>(cfg, paths, at, benchmark, shards, progress)?;
     Ok(record)
 }

@@ -110,21 +110,23 @@ fn inherited_lock(path: &Path) -> Option<File> {
     use std::os::unix::fs::MetadataExt;
     let wanted = std::fs::metadata(path).ok()?;
     let fds = std::env::var(HELD_LOCKS_ENV).ok()?;
-    fds.split(',').filter_map(|f| f.trim().parse::<i32>().ok()).find_map(|fd| {
-        // SAFETY: dup of a descriptor number; an invalid one fails with -1. The copy is this
-        // function's own to close, whatever else uses the original.
-        let copy = unsafe { libc::dup(fd) };
-        if copy < 0 {
-            return None;
-        }
-        // SAFETY: `copy` is a fresh descriptor owned by nobody else.
-        let file = unsafe { File::from_raw_fd(copy) };
-        let meta = file.metadata().ok()?;
-        let same = meta.dev() == wanted.dev() && meta.ino() == wanted.ino();
-        // SAFETY: flock on a descriptor this function owns; it touches no memory.
-        let ours = same && unsafe { libc::flock(copy, libc::LOCK_EX | libc::LOCK_NB) } == 0;
-        ours.then_some(file)
-    })
+    fds.split(',')
+        .filter_map(|f| f.trim().parse::<i32>().ok())
+        .find_map(|fd| {
+            // SAFETY: dup of a descriptor number; an invalid one fails with -1. The copy is this
+            // function's own to close, whatever else uses the original.
+            let copy = unsafe { libc::dup(fd) };
+            if copy < 0 {
+                return None;
+            }
+            // SAFETY: `copy` is a fresh descriptor owned by nobody else.
+            let file = unsafe { File::from_raw_fd(copy) };
+            let meta = file.metadata().ok()?;
+            let same = meta.dev() == wanted.dev() && meta.ino() == wanted.ino();
+            // SAFETY: flock on a descriptor this function owns; it touches no memory.
+            let ours = same && unsafe { libc::flock(copy, libc::LOCK_EX | libc::LOCK_NB) } == 0;
+            ours.then_some(file)
+        })
 }
 
 /// The process id a lock file holds, if it holds one.
