@@ -99,7 +99,7 @@ fn missing_chunks(cfg: &RunConfig, already: &[u64], shard: Option<&Range<u64>>) 
 /// always the same chunks, so its files are the same wherever it is played.
 pub fn check_shard(cfg: &RunConfig, games: &Range<u64>) -> Result<()> {
     let size = cfg.chunk_games.max(1);
-    let whole = |g: u64| g % size == 0 || g == cfg.games;
+    let whole = |g: u64| g.is_multiple_of(size) || g == cfg.games;
     if games.start >= games.end || games.end > cfg.games || !whole(games.start) || !whole(games.end)
     {
         bail!(
