@@ -120,7 +120,8 @@ impl Drop for Running {
 }
 
 /// Runs the driver on a two-node cluster in a namespace of its own, the last node killed
-/// when a process matching `kill_when` runs on it; returns the output and the seconds taken.
+/// when a process matching `kill_when` runs on it (the driver as `scripts/zero-ray` then, as
+/// `zero cycle --cluster` otherwise); returns the output and the seconds taken.
 fn cluster_run(root: &Path, kill_when: Option<&str>) -> (Output, f64) {
     let python = ray_python();
     let bin = python.parent().expect("the environment's bin/");
