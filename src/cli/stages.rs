@@ -216,11 +216,11 @@ fn record_stage<G: Playable>(
     let next = read_state(paths)?;
     if next != at {
         bail!(
-            "--record records the run's next stage, which is {:?} of iteration {} (not {:?} of \
-             iteration {})",
-            next.stage,
+            "--record records the run's next stage, which is `zero {}` of iteration {} (not \
+             `zero {}` of iteration {})",
+            command(next.stage),
             next.iteration,
-            at.stage,
+            command(at.stage),
             at.iteration
         );
     }
@@ -231,4 +231,13 @@ fn record_stage<G: Playable>(
     let progress = !args.run.json;
     let (record, _) = run_next_stage::<G>(cfg, paths, at, benchmark, shards, progress)?;
     Ok(record)
+}
+
+/// The command that runs a stage.
+fn command(stage: Stage) -> &'static str {
+    match stage {
+        Stage::SelfPlay => "selfplay",
+        Stage::Train => "train",
+        Stage::Evaluate => "evaluate",
+    }
 }
