@@ -56,7 +56,12 @@ fn exec_driver(address: &str) -> Result<()> {
         .arg(zero)
         .args(options)
         .exec();
-    Err(err).with_context(|| format!("cannot start the cluster driver {}", driver.display()))
+    Err(err).with_context(|| {
+        format!(
+            "cannot start the cluster driver {} (set ZERO_RAY_DRIVER to where scripts/zero-ray is)",
+            driver.display()
+        )
+    })
 }
 
 fn run_for<G: Playable>(args: &Args) -> Result<()> {

@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long)]
     iteration: Option<u32>,
     /// Self-play or evaluation in a shard: only games FROM.. of the iteration (self-play:
-    /// whole chunks, a multiple of the preset's chunk size). Needs --games-to.
+    /// whole chunks, a multiple of the run's chunk size). Needs --games-to.
     #[arg(long, value_name = "FROM", requires = "games_to")]
     games_from: Option<u64>,
     /// The end (exclusive) of the shard's games.
