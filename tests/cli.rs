@@ -258,3 +258,112 @@ fn a_closed_stdout_ends_the_program_quietly() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn stages_in_shards_end_as_the_whole_stages_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = |name: &str| tmp.path().join(name).to_string_lossy().into_owned();
+    let run = |name: &str, args: &[&str]| {
+        let (m, d) = (
+            root(&format!("{name}/models")),
+            root(&format!("{name}/data")),
+        );
+        let all = [args, &["--models", &m, "--data", &d, "--json"]].concat();
+        let (code, out, err) = zero(&all);
+        assert_eq!(code, 0, "{all:?}: {err}");
+        out
+    };
+    let setup = ["--preset", "tiny", "--seed", "5"];
+    run(
+        "whole",
+        &[&["cycle", "--iterations", "1"], &setup[..]].concat(),
+    );
+    run(
+        "shards",
+        &[&["cycle", "--iterations", "0"], &setup[..]].concat(),
+    );
+    let (m, d) = (root("shards/models"), root("shards/data"));
+    let dirs = ["--models", &m, "--data", &d];
+    fails_with(
+        &[
+            &["selfplay", "--games-from", "2", "--games-to", "6"],
+            &dirs[..],
+        ]
+        .concat(),
+        "whole chunks of 8 games",
+    );
+    fails_with(
+        &[
+            &["train", "--games-from", "0", "--games-to", "8"],
+            &dirs[..],
+        ]
+        .concat(),
+        "training is one task",
+    );
+    fails_with(
+        &[
+            &["evaluate", "--games-from", "0", "--games-to", "2"],
+            &dirs[..],
+        ]
+        .concat(),
+        "needs --shard-out",
+    );
+    fails_with(
+        &[&["evaluate", "--record"], &dirs[..]].concat(),
+        "which is `zero selfplay` of iteration 1",
+    );
+    // Self-play in two shards (the second first), their figures merged by the record.
+    let mut figures = Vec::new();
+    for (from, to) in [("8", "16"), ("0", "8")] {
+        let out = run(
+            "shards",
+            &["selfplay", "--games-from", from, "--games-to", to],
+        );
+        let file = root(&format!("selfplay-{from}.json"));
+        std::fs::write(&file, out).unwrap();
+        figures.push(file);
+    }
+    let merge: Vec<&str> = figures.iter().map(String::as_str).collect();
+    run(
+        "shards",
+        &[&["selfplay", "--record", "--merge"], &merge[..]].concat(),
+    );
+    run("shards", &["train", "--record"]);
+    // The evaluation in two shards; a missing one is refused.
+    let (s0, s1) = (root("eval-0.json"), root("eval-2.json"));
+    run(
+        "shards",
+        &[
+            "evaluate",
+            "--games-from",
+            "0",
+            "--games-to",
+            "2",
+            "--shard-out",
+            &s0,
+        ],
+    );
+    run(
+        "shards",
+        &[
+            "evaluate",
+            "--games-from",
+            "2",
+            "--games-to",
+            "4",
+            "--shard-out",
+            &s1,
+        ],
+    );
+    fails_with(
+        &[&["evaluate", "--record", "--merge", &s1], &dirs[..]].concat(),
+        "once each",
+    );
+    run("shards", &["evaluate", "--record", "--merge", &s1, &s0]);
+    let compare = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/chaos"))
+        .args(["--compare", &root("whole"), &root("shards")])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&compare.stdout);
+    assert!(compare.status.success(), "{said}");
+}

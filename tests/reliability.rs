@@ -110,6 +110,62 @@ fn a_second_process_on_a_run_is_refused_and_a_dead_ones_lock_taken_over() {
     assert_same_as_reference(work.path());
 }
 
+/// A lock file of `dir`, locked by this process on a descriptor its children inherit.
+fn inheritable_lock(dir: &Path) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(dir).unwrap();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(dir.join("run.lock"))
+        .unwrap();
+    let fd = file.as_raw_fd();
+    // SAFETY: flock and fcntl on a descriptor the file owns; they touch no memory.
+    unsafe {
+        assert_eq!(libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB), 0);
+        assert_eq!(libc::fcntl(fd, libc::F_SETFD, 0), 0);
+    }
+    file
+}
+
+#[test]
+fn a_driver_hands_its_lock_to_the_zero_it_starts_and_to_no_other() {
+    use std::os::fd::AsRawFd;
+    let work = tempfile::tempdir().unwrap();
+    let locks = [
+        inheritable_lock(&work.path().join("models/connect4")),
+        inheritable_lock(&work.path().join("data/connect4")),
+    ];
+    let fds = locks.iter().map(|f| f.as_raw_fd().to_string());
+    let held = fds.collect::<Vec<_>>().join(",");
+    let mut args = cycle_args(work.path());
+    let at = args.iter().position(|a| a == "--iterations").unwrap() + 1;
+    args[at] = "0".into();
+    // Without the descriptors' names, the run is another process's.
+    let out = run(Command::new(ZERO).args(&args));
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("in use by"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Named, with descriptors of other files or none, still not.
+    let out = run(Command::new(ZERO)
+        .args(&args)
+        .env("ZERO_HELD_LOCKS", "0,1,2,999"));
+    assert!(!out.status.success());
+    // The holder's own descriptors: the child works on the run under its parent's lock.
+    let out = run(Command::new(ZERO).args(&args).env("ZERO_HELD_LOCKS", &held));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(work.path().join("models/connect4/run.json").exists());
+    // And the lock is still held, by this process: another process is still refused.
+    let out = run(Command::new(ZERO).args(&args));
+    assert!(!out.status.success());
+    drop(locks);
+}
+
 /// The tiny cycle, to `iterations`, as a shell command for files under `root`.
 fn cycle_command(root: &Path, iterations: u32) -> String {
     let mut args = cycle_args(root);

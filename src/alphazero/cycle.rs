@@ -8,12 +8,22 @@ use anyhow::Result;
 use super::config::RunConfig;
 use super::metrics::{drop_records_from, StageRecord};
 use super::paths::RunPaths;
+use super::selfplay::SelfPlayStats;
 use super::stage_clock::timed_stage;
 use super::stages::{stage_evaluate, stage_self_play, stage_train};
 use super::state::{read_state, write_state, RunState, Stage};
-use crate::arena::AgentFactory;
+use crate::arena::{AgentFactory, MatchResult};
 use crate::core::memory::{release_free_memory, resident_mib};
 use crate::games::Game;
+
+/// What shards played elsewhere (by a cluster) bring to the stage that records them: the
+/// self-play figures of the processes that played its chunks (the games are the chunks on
+/// disk), the evaluation's match.
+#[derive(Clone, Debug, Default)]
+pub struct FromShards {
+    pub selfplay: Option<SelfPlayStats>,
+    pub evaluation: Option<MatchResult>,
+}
 
 /// Runs one stage of iteration `state.iteration` and returns its record, whose seconds are
 /// the stage's in all (earlier processes' included, after an interruption).
@@ -22,10 +32,11 @@ fn run_stage<G: Game>(
     paths: &RunPaths,
     state: RunState,
     benchmark: Option<(&str, &AgentFactory<G>)>,
+    shards: FromShards,
     progress: bool,
 ) -> Result<StageRecord> {
     let (mut record, seconds) = timed_stage(&paths.models, state, || {
-        stage_record::<G>(cfg, paths, state, benchmark, progress)
+        stage_record::<G>(cfg, paths, state, benchmark, shards, progress)
     })?;
     record.set_seconds(seconds);
     // Between stages: what a stage freed goes back to the system before the next one.
@@ -41,20 +52,42 @@ fn stage_record<G: Game>(
     paths: &RunPaths,
     state: RunState,
     benchmark: Option<(&str, &AgentFactory<G>)>,
+    shards: FromShards,
     progress: bool,
 ) -> Result<StageRecord> {
     let i = state.iteration;
     let started = std::time::Instant::now();
     Ok(match state.stage {
         Stage::SelfPlay => {
-            StageRecord::selfplay(i, &stage_self_play::<G>(cfg, paths, i, progress)?)
+            let elsewhere = shards.selfplay.as_ref();
+            let s = stage_self_play::<G>(cfg, paths, i, None, elsewhere, progress)?;
+            StageRecord::selfplay(i, &s)
         }
         Stage::Train => StageRecord::train(i, &stage_train::<G>(cfg, paths, i, progress)?),
         Stage::Evaluate => {
-            let e = stage_evaluate::<G>(cfg, paths, i, benchmark, progress)?;
+            let e = stage_evaluate::<G>(cfg, paths, i, benchmark, shards.evaluation, progress)?;
             StageRecord::evaluate(i, &e, started.elapsed().as_secs_f64())
         }
     })
+}
+
+/// Runs the run's next stage, `state` (whose files earlier processes, or a cluster, may have
+/// made already: it then only finds them), appends its record to the metrics and advances
+/// the state. `shards` is what shards played elsewhere bring. Returns the record and the new
+/// state.
+pub fn run_next_stage<G: Game>(
+    cfg: &RunConfig,
+    paths: &RunPaths,
+    state: RunState,
+    benchmark: Option<(&str, &AgentFactory<G>)>,
+    shards: FromShards,
+    progress: bool,
+) -> Result<(StageRecord, RunState)> {
+    let record = run_stage::<G>(cfg, paths, state, benchmark, shards, progress)?;
+    record.append_to(&paths.metrics())?;
+    let next = state.next();
+    write_state(paths, next)?;
+    Ok((record, next))
 }
 
 /// Runs the cycle until `iterations` iterations are complete, resuming where a previous run
@@ -71,10 +104,15 @@ pub fn run_cycle<G: Game>(
     // Records of stages that a stopped process finished but did not get to count as done.
     drop_records_from(&paths.metrics(), state)?;
     while state.iteration <= iterations {
-        let record = run_stage::<G>(cfg, paths, state, benchmark, progress)?;
-        record.append_to(&paths.metrics())?;
-        state = state.next();
-        write_state(paths, state)?;
+        let (record, next) = run_next_stage::<G>(
+            cfg,
+            paths,
+            state,
+            benchmark,
+            FromShards::default(),
+            progress,
+        )?;
+        state = next;
         report(&record);
     }
     Ok(state)

@@ -37,7 +37,8 @@ pub struct SelfPlayRecord {
     pub seconds: f64,
     pub positions_per_s: f64,
     /// Throughput of the process that finished the stage (after an interruption, of the
-    /// games it played).
+    /// games it played; on a cluster, of the processes that played its chunks, each
+    /// process's seconds added up).
     pub nn_evals_per_s: f64,
     pub mean_batch: f64,
     pub cache_hit_rate: f64,

@@ -9,6 +9,7 @@ mod adam;
 pub mod chart;
 pub mod config;
 pub mod cycle;
+pub mod eval_shards;
 pub mod metrics;
 pub mod net_evaluator;
 pub mod paths;

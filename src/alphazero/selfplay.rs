@@ -10,13 +10,14 @@
 //! thread owns the network and serves the workers' batches.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use crossbeam_channel::{unbounded, Receiver, Sender};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::config::RunConfig;
 use super::net_evaluator::NetEvaluator;
@@ -27,8 +28,9 @@ use crate::core::threads::panic_message;
 use crate::games::Game;
 use crate::nn::{Evaluator, InferenceServer, InferenceStats, Metered, Net};
 
-/// What a self-play run did.
-#[derive(Clone, Debug, Default, Serialize)]
+/// What a self-play run did (a shard's, as `zero selfplay --games-from --json` prints it, is
+/// read back to merge the shards' figures).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SelfPlayStats {
     pub games: u64,
     pub positions: u64,
@@ -42,7 +44,7 @@ pub struct SelfPlayStats {
     /// Seconds the inference thread spent in forward passes.
     pub forward_seconds: f64,
     /// Batches of each size the network saw (index = size).
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub batch_sizes: Vec<u64>,
 }
 
@@ -59,6 +61,13 @@ impl SelfPlayStats {
     pub fn cache_hit_rate(&self) -> f64 {
         self.cache_hits as f64 / self.leaves.max(1) as f64
     }
+    /// Adds the figures of shards played elsewhere: their games and positions are counted
+    /// from the files, their seconds are the processes' (so the rates are per process).
+    pub fn add_shards(&mut self, shards: &SelfPlayStats) {
+        self.merge(shards);
+        self.seconds += shards.seconds;
+        self.forward_seconds += shards.forward_seconds;
+    }
     pub(super) fn merge(&mut self, o: &SelfPlayStats) {
         self.positions += o.positions;
         self.nn_evals += o.nn_evals;
@@ -69,10 +78,14 @@ impl SelfPlayStats {
 }
 
 /// The games of an iteration still to play, chunk by chunk (a chunk's missing games; chunks
-/// already on disk are left out).
-fn missing_chunks(cfg: &RunConfig, already: &[u64]) -> Vec<Vec<u64>> {
+/// already on disk are left out), among the games of `shard` (whole chunks) or all of them.
+fn missing_chunks(cfg: &RunConfig, already: &[u64], shard: Option<&Range<u64>>) -> Vec<Vec<u64>> {
     let size = cfg.chunk_games.max(1);
-    (0..cfg.games.div_ceil(size))
+    let chunks = match shard {
+        Some(r) => r.start / size..r.end.div_ceil(size),
+        None => 0..cfg.games.div_ceil(size),
+    };
+    chunks
         .map(|c| {
             (c * size..((c + 1) * size).min(cfg.games))
                 .filter(|i| already.binary_search(i).is_err())
@@ -80,6 +93,26 @@ fn missing_chunks(cfg: &RunConfig, already: &[u64]) -> Vec<Vec<u64>> {
         })
         .filter(|games| !games.is_empty())
         .collect()
+}
+
+/// Checks that `games` is a range of whole chunks of an iteration: a shard of self-play is
+/// always the same chunks, so its files are the same wherever it is played.
+pub fn check_shard(cfg: &RunConfig, games: &Range<u64>) -> Result<()> {
+    let size = cfg.chunk_games.max(1);
+    let whole = |g: u64| g.is_multiple_of(size) || g == cfg.games;
+    if games.start >= games.end || games.end > cfg.games || !whole(games.start) || !whole(games.end)
+    {
+        bail!(
+            "self-play shards are whole chunks of {size} games among the iteration's {}: \
+             --games-from and --games-to must be multiples of {size} (or {}), from < to; \
+             {}..{} is not",
+            cfg.games,
+            cfg.games,
+            games.start,
+            games.end
+        );
+    }
+    Ok(())
 }
 
 /// Plays the missing games of an iteration with the network `net`, writing them in chunks
@@ -91,9 +124,25 @@ pub fn self_play<G: Game>(
     data_dir: &Path,
     progress: bool,
 ) -> Result<SelfPlayStats> {
+    self_play_shard::<G>(cfg, net, iteration, data_dir, None, progress)
+}
+
+/// [`self_play`] of the games of `shard` only (whole chunks, see [`check_shard`]), or of the
+/// whole iteration.
+pub fn self_play_shard<G: Game>(
+    cfg: &RunConfig,
+    net: Net,
+    iteration: u32,
+    data_dir: &Path,
+    shard: Option<Range<u64>>,
+    progress: bool,
+) -> Result<SelfPlayStats> {
     let started = Instant::now();
+    if let Some(games) = &shard {
+        check_shard(cfg, games)?;
+    }
     let already = finished_games(data_dir, G::NAME, G::NUM_ACTIONS, iteration)?;
-    let chunks = missing_chunks(cfg, &already);
+    let chunks = missing_chunks(cfg, &already, shard.as_ref());
     if chunks.is_empty() {
         return Ok(SelfPlayStats::default());
     }

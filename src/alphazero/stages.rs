@@ -2,17 +2,19 @@
 //! `best`, training `latest` on the replay window, and the evaluation that promotes `latest`
 //! to `best` when it wins.
 
+use std::ops::Range;
 use std::path::Path;
 
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
 use super::config::RunConfig;
+use super::eval_shards::evaluation_games;
 use super::paths::RunPaths;
 use super::player::net_agent;
 use super::policy_player::policy_agent;
 use super::records::read_iteration;
-use super::selfplay::{self_play, SelfPlayStats};
+use super::selfplay::{self_play_shard, SelfPlayStats};
 use super::train::{load_window, train, Checkpointing, TrainStats};
 use crate::agent::Agent;
 use crate::arena::grading::{grade, standard_set, GradeResult, GRADING};
@@ -46,21 +48,31 @@ pub fn ensure_best<G: Game>(cfg: &RunConfig, paths: &RunPaths) -> Result<()> {
     Ok(())
 }
 
-/// Plays the iteration's missing self-play games with `best`. The games and positions returned
-/// are the whole stage's, those written by earlier, interrupted processes included; the
-/// throughput figures (network evaluations, batches, cache) are this process's.
+/// Plays the iteration's missing self-play games with `best` (of the whole iteration, or of
+/// the chunks that `shard` names). The games and positions returned are the whole stage's,
+/// those written by earlier, interrupted processes included (a shard's: this process's); the
+/// throughput figures (network evaluations, batches, cache) are this process's, plus those of
+/// `elsewhere`, shards played by other processes (a cluster's).
 pub fn stage_self_play<G: Game>(
     cfg: &RunConfig,
     paths: &RunPaths,
     iteration: u32,
+    shard: Option<Range<u64>>,
+    elsewhere: Option<&SelfPlayStats>,
     progress: bool,
 ) -> Result<SelfPlayStats> {
     ensure_best::<G>(cfg, paths)?;
     let net = Net::load(&paths.best(), G::NAME, Shape::of::<G>(), default_device())?;
-    let mut stats = self_play::<G>(cfg, net, iteration, &paths.data, progress)?;
-    let games = read_iteration(&paths.data, G::NAME, G::NUM_ACTIONS, iteration)?;
-    stats.games = games.len() as u64;
-    stats.positions = games.iter().map(|g| g.moves.len() as u64).sum();
+    let whole_stage = shard.is_none();
+    let mut stats = self_play_shard::<G>(cfg, net, iteration, &paths.data, shard, progress)?;
+    if let Some(shards) = elsewhere {
+        stats.add_shards(shards);
+    }
+    if whole_stage {
+        let games = read_iteration(&paths.data, G::NAME, G::NUM_ACTIONS, iteration)?;
+        stats.games = games.len() as u64;
+        stats.positions = games.iter().map(|g| g.moves.len() as u64).sum();
+    }
     Ok(stats)
 }
 
@@ -122,7 +134,7 @@ pub struct EvalStats {
 }
 
 /// Builds the network player of `path` for each match thread.
-fn net_factory<'a, G: Game>(
+pub(super) fn net_factory<'a, G: Game>(
     path: &'a Path,
     sims: u32,
     random_plies: u32,
@@ -142,26 +154,33 @@ fn promote<G: Game>(paths: &RunPaths, iteration: u32, generation: u32) -> Result
     Ok(generation + 1)
 }
 
-/// Plays `latest` against `best` and promotes it if it scores at least the threshold; then
-/// plays `best` against the `benchmark` player (named), if given.
+/// The options of iteration `iteration`'s match of latest against best.
+pub(super) fn evaluation_options(cfg: &RunConfig, iteration: u32, progress: bool) -> MatchOptions {
+    MatchOptions {
+        games: evaluation_games(cfg),
+        seed: streams::EVALUATION.seed(cfg.seed, iteration as u64),
+        threads: default_threads(),
+        progress,
+    }
+}
+
+/// Plays `latest` against `best` (or takes `played`, that match merged from shards played
+/// elsewhere) and promotes it if it scores at least the threshold; then plays `best` against
+/// the `benchmark` player (named), if given, and grades it.
 pub fn stage_evaluate<G: Game>(
     cfg: &RunConfig,
     paths: &RunPaths,
     iteration: u32,
     benchmark: Option<(&str, &AgentFactory<G>)>,
+    played: Option<MatchResult>,
     progress: bool,
 ) -> Result<EvalStats> {
     ensure_best::<G>(cfg, paths)?;
     if !paths.latest().exists() {
         bail!("no latest model to evaluate in {}", paths.models.display());
     }
-    let opts = MatchOptions {
-        games: cfg.eval_games.max(2),
-        seed: streams::EVALUATION.seed(cfg.seed, iteration as u64),
-        threads: default_threads(),
-        progress,
-    };
-    let decided = latest_against_best::<G>(cfg, paths, iteration, &opts)?;
+    let opts = evaluation_options(cfg, iteration, progress);
+    let decided = latest_against_best::<G>(cfg, paths, iteration, played, &opts)?;
     let score = decided.latest_vs_best.total.score();
     let promoted = score >= cfg.promote_threshold;
     let mut generation = decided.generation_before;
@@ -204,13 +223,14 @@ struct Decision {
     latest_vs_best: MatchResult,
 }
 
-/// Plays `latest` against `best` for `iteration`, or reads the result of that match if an
-/// earlier process played it (and may have promoted `latest` already): the decision, and so
-/// the run, does not depend on where a crash struck.
+/// Plays `latest` against `best` for `iteration` (unless `played` is that match already), or
+/// reads the result of that match if an earlier process played it (and may have promoted
+/// `latest` already): the decision, and so the run, does not depend on where a crash struck.
 fn latest_against_best<G: Game>(
     cfg: &RunConfig,
     paths: &RunPaths,
     iteration: u32,
+    played: Option<MatchResult>,
     opts: &MatchOptions,
 ) -> Result<Decision> {
     if let Ok(Some(saved)) = read_json::<Decision>(&paths.evaluation()) {
@@ -222,13 +242,16 @@ fn latest_against_best<G: Game>(
     let generation_before = Net::read_meta(&best)?.generation;
     let search = cfg.mcts.search;
     let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
-    let latest_vs_best = play_match::<G>(
-        "latest",
-        "best",
-        &net_factory::<G>(&latest, sims, plies, search),
-        &net_factory::<G>(&best, sims, plies, search),
-        opts,
-    )?;
+    let latest_vs_best = match played {
+        Some(merged) => merged,
+        None => play_match::<G>(
+            "latest",
+            "best",
+            &net_factory::<G>(&latest, sims, plies, search),
+            &net_factory::<G>(&best, sims, plies, search),
+            opts,
+        )?,
+    };
     let decision = Decision {
         iteration,
         generation_before,

@@ -25,6 +25,7 @@ pub mod accuracy;
 pub mod elo;
 pub mod grading;
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -124,21 +125,22 @@ fn play_match_game<G: Game>(
     Ok(outcome.value_for(a_side))
 }
 
-/// A's value of every game, played by `opts.threads` threads.
-fn play_all_games<G: Game>(
+/// A's value of games `games` of the match (their numbers, so a shard of a match played
+/// anywhere gives what the whole match gives for those games), played by `opts.threads`
+/// threads.
+pub fn play_match_games<G: Game>(
     make_a: &AgentFactory<G>,
     make_b: &AgentFactory<G>,
+    games: Range<u64>,
     opts: &MatchOptions,
 ) -> Result<Vec<f32>> {
-    let task = progress::task(opts.games, "games", opts.progress);
+    let n = games.end.saturating_sub(games.start);
+    let task = progress::task(n, "games", opts.progress);
     let players = || -> Result<_> { Ok((make_a()?, make_b()?)) };
-    for_each_item(
-        opts.games as usize,
-        opts.threads,
-        &task,
-        players,
-        |(a, b), i| play_match_game(a.as_mut(), b.as_mut(), opts.seed, i),
-    )
+    let first = games.start as usize;
+    for_each_item(n as usize, opts.threads, &task, players, |(a, b), i| {
+        play_match_game(a.as_mut(), b.as_mut(), opts.seed, first + i)
+    })
 }
 
 /// Runs `work(state, i)` for every `i` in `0..n` on `threads` threads, each with its own state
@@ -205,7 +207,18 @@ pub fn play_match<G: Game>(
     opts: &MatchOptions,
 ) -> Result<MatchResult> {
     let started = Instant::now();
-    let values = play_all_games(make_a, make_b, opts)?;
+    let values = play_match_games(make_a, make_b, 0..opts.games, opts)?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(match_result::<G>(a_name, b_name, &values, seconds))
+}
+
+/// The result of a match from A's value of each of its games, game 0 first.
+pub fn match_result<G: Game>(
+    a_name: &str,
+    b_name: &str,
+    values: &[f32],
+    seconds: f64,
+) -> MatchResult {
     let (mut a_first, mut a_second) = (Tally::default(), Tally::default());
     for (i, &v) in values.iter().enumerate() {
         if i % 2 == 0 {
@@ -216,18 +229,18 @@ pub fn play_match<G: Game>(
     }
     let total = a_first.merged(&a_second);
     let (elo, elo_ci95) = elo_with_interval(&total);
-    Ok(MatchResult {
+    MatchResult {
         game: G::NAME.to_string(),
         a: a_name.to_string(),
         b: b_name.to_string(),
-        games: opts.games,
+        games: values.len() as u64,
         a_first,
         a_second,
         total,
         elo,
         elo_ci95,
-        seconds: started.elapsed().as_secs_f64(),
-    })
+        seconds,
+    }
 }
 
 #[cfg(test)]

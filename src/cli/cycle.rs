@@ -1,11 +1,15 @@
-//! `zero cycle`: self-play, training and evaluation in a loop, resumable.
+//! `zero cycle`: self-play, training and evaluation in a loop, resumable; with `--cluster`,
+//! the same cycle on a Ray cluster through the driver `scripts/zero-ray`.
 
-use anyhow::Result;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
 
 use super::describe_stage;
 use super::run_args::{BenchmarkPlayer, RunArgs};
 use crate::alphazero::cycle::run_cycle;
 use crate::alphazero::metrics::StageRecord;
+use crate::alphazero::stages::ensure_best;
 use crate::players::Playable;
 
 #[derive(clap::Args, Debug)]
@@ -15,10 +19,49 @@ pub struct Args {
     /// Iterations to complete in all (a rerun continues from where the last one stopped).
     #[arg(long, default_value_t = 15)]
     iterations: u32,
+    /// Run the cycle on the Ray cluster at this address (HOST:PORT, or `auto`) through
+    /// `scripts/zero-ray`, which takes the same options; the files stay in --models/--data.
+    #[arg(long, value_name = "ADDRESS")]
+    cluster: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if let Some(address) = &args.cluster {
+        return exec_driver(address);
+    }
     crate::with_board_game!(args.run.game, G => run_for::<G>(&args))
+}
+
+/// Replaces this process by the cluster driver, with this command's options and this binary
+/// as the `zero` the cluster runs.
+fn exec_driver(address: &str) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    let driver = std::env::var_os("ZERO_RAY_DRIVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/zero-ray"));
+    let zero = std::env::current_exe().context("cannot find this program's path")?;
+    let mut options = Vec::new();
+    let mut given = std::env::args().skip_while(|a| a != "cycle").skip(1);
+    while let Some(a) = given.next() {
+        if a == "--cluster" {
+            given.next();
+        } else if !a.starts_with("--cluster=") {
+            options.push(a);
+        }
+    }
+    let err = std::process::Command::new(&driver)
+        .arg("--address")
+        .arg(address)
+        .arg("--zero")
+        .arg(zero)
+        .args(options)
+        .exec();
+    Err(err).with_context(|| {
+        format!(
+            "cannot start the cluster driver {} (set ZERO_RAY_DRIVER to where scripts/zero-ray is)",
+            driver.display()
+        )
+    })
 }
 
 fn run_for<G: Playable>(args: &Args) -> Result<()> {
@@ -38,6 +81,8 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
             paths.data.display()
         );
     }
+    // Generation 0 from the seed, before anything else (`--iterations 0` only sets a run up).
+    ensure_best::<G>(&cfg, &paths)?;
     let started = std::time::Instant::now();
     let mut report = |record: &StageRecord| {
         if json {

@@ -30,6 +30,11 @@ pub struct RunArgs {
     /// AlphaZero); the preset's when not given.
     #[arg(long)]
     pub search: Option<SearchKind>,
+    /// Games played together and written as one file (a chunk) instead of the preset's: the
+    /// unit of work a cluster spreads (more chunks, more nodes busy; fewer games in lockstep,
+    /// smaller network batches). A setting of the run, fixed when it starts.
+    #[arg(long)]
+    pub chunk_games: Option<u64>,
     /// Games against the benchmark player per iteration.
     #[arg(long, default_value_t = 20)]
     pub benchmark_games: u64,
@@ -71,10 +76,15 @@ impl RunArgs {
         if let Some(search) = self.search {
             cfg.mcts.search = search;
         }
+        if let Some(n) = self.chunk_games {
+            anyhow::ensure!(n > 0, "--chunk-games must be at least 1");
+            cfg.chunk_games = n;
+        }
         let explicit = self.preset.is_some()
             || self.seed.is_some()
             || self.benchmark.is_some()
-            || self.search.is_some();
+            || self.search.is_some()
+            || self.chunk_games.is_some();
         let cfg = open_run(&paths, &cfg, explicit)?;
         Ok((paths, cfg, lock))
     }

@@ -4,6 +4,11 @@
 //! The kernel drops a `flock` when its process ends, however it ends: a lock left by a crash
 //! (`kill -9`, power loss) is stale by construction, and the next process takes it over
 //! (saying so) instead of asking the user to delete a file.
+//!
+//! A program that drives `zero` step by step (the cluster driver, `scripts/zero-ray`) holds the
+//! run's locks itself for the whole run and hands them to each `zero` it starts: the open lock
+//! files' descriptors, inherited, named in [`HELD_LOCKS_ENV`]. A `flock` belongs to the open
+//! file, so the child holds the same lock, and no other process gets in between the steps.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -15,6 +20,10 @@ use anyhow::{bail, Context, Result};
 /// The name of the lock file inside a locked directory.
 pub const LOCK_FILE: &str = "run.lock";
 
+/// Descriptors (comma-separated) of lock files that this process inherited, already locked,
+/// from the program that started it.
+pub const HELD_LOCKS_ENV: &str = "ZERO_HELD_LOCKS";
+
 /// Held while alive; dropping it (or the process ending) releases the directory.
 #[derive(Debug)]
 pub struct DirLock {
@@ -23,6 +32,8 @@ pub struct DirLock {
     path: PathBuf,
     /// The process that held the lock before and died without releasing it, if any.
     pub stale_holder: Option<u32>,
+    /// Held by the parent process, which clears it when it is done.
+    inherited: bool,
 }
 
 impl DirLock {
@@ -31,6 +42,14 @@ impl DirLock {
     pub fn acquire(dir: &Path, what: &str) -> Result<DirLock> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = dir.join(LOCK_FILE);
+        if let Some(file) = inherited_lock(&path) {
+            return Ok(DirLock {
+                file,
+                path,
+                stale_holder: None,
+                inherited: true,
+            });
+        }
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -63,6 +82,7 @@ impl DirLock {
             file,
             path,
             stale_holder: previous.filter(|&p| p != me),
+            inherited: false,
         })
     }
 
@@ -76,8 +96,37 @@ impl Drop for DirLock {
     /// An empty lock file says the last holder finished cleanly: only a process that died
     /// leaves its pid behind.
     fn drop(&mut self) {
-        let _ = self.file.set_len(0);
+        if !self.inherited {
+            let _ = self.file.set_len(0);
+        }
     }
+}
+
+/// The lock file `path` as an inherited descriptor of [`HELD_LOCKS_ENV`] opens it, if one
+/// does and its lock is this process's to take (the parent's lock is held on that very open
+/// file, so taking it again succeeds; on any other file it would fail).
+fn inherited_lock(path: &Path) -> Option<File> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::MetadataExt;
+    let wanted = std::fs::metadata(path).ok()?;
+    let fds = std::env::var(HELD_LOCKS_ENV).ok()?;
+    fds.split(',')
+        .filter_map(|f| f.trim().parse::<i32>().ok())
+        .find_map(|fd| {
+            // SAFETY: dup of a descriptor number; an invalid one fails with -1. The copy is this
+            // function's own to close, whatever else uses the original.
+            let copy = unsafe { libc::dup(fd) };
+            if copy < 0 {
+                return None;
+            }
+            // SAFETY: `copy` is a fresh descriptor owned by nobody else.
+            let file = unsafe { File::from_raw_fd(copy) };
+            let meta = file.metadata().ok()?;
+            let same = meta.dev() == wanted.dev() && meta.ino() == wanted.ino();
+            // SAFETY: flock on a descriptor this function owns; it touches no memory.
+            let ours = same && unsafe { libc::flock(copy, libc::LOCK_EX | libc::LOCK_NB) } == 0;
+            ours.then_some(file)
+        })
 }
 
 /// The process id a lock file holds, if it holds one.

@@ -1,10 +1,20 @@
 //! How many threads to use when the user does not say.
 
-/// Every core the process may use (1 if that cannot be read).
+/// Caps [`default_threads`]: what a scheduler that gives the process fewer cores than the
+/// machine has (a cluster's task, `scripts/zero-ray`) sets.
+pub const THREADS_ENV: &str = "ZERO_THREADS";
+
+/// Every core the process may use (1 if that cannot be read), or [`THREADS_ENV`]'s number
+/// when that is set and smaller.
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism()
+    let cores = std::thread::available_parallelism()
         .map(|n| n.get())
-        .unwrap_or(1)
+        .unwrap_or(1);
+    let cap = std::env::var(THREADS_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0);
+    cap.map_or(cores, |n| n.min(cores))
 }
 
 /// What a panicked thread said, for reporting it (`JoinHandle::join`'s error).
