@@ -22,21 +22,15 @@ fn short_openmp_spin() {
     if std::env::var_os("OMP_WAIT_POLICY").is_some() || std::env::var_os(SPIN).is_some() {
         return;
     }
-    let mut args = std::env::args_os();
-    let (Ok(exe), Some(arg0)) = (std::env::current_exe(), args.next()) else {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let trains = args.get(1).is_some_and(|c| TRAINING.iter().any(|t| c == t));
+    let (Ok(exe), Some(arg0), true) = (std::env::current_exe(), args.first(), trains) else {
         return;
     };
-    let command = std::env::args_os().nth(1);
-    if !TRAINING
-        .iter()
-        .any(|c| command.as_deref() == Some(c.as_ref()))
-    {
-        return;
-    }
     // `exec` returns only when it fails; then this process goes on with spinning threads.
     let error = std::process::Command::new(exe)
         .arg0(arg0)
-        .args(args)
+        .args(&args[1..])
         .env(SPIN, "1000")
         .exec();
     eprintln!("zero: note: could not restart with {SPIN}=1000 ({error}); continuing");
