@@ -1127,6 +1127,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             chunk_games: b.0,
             temperature_plies: b.1,
             mcts: b.2,
+            playout_cap: None,
             train_steps: b.3,
             batch_size: b.4,
             learning_rate: c.0,

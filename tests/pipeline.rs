@@ -342,3 +342,55 @@ fn self_play_does_not_depend_on_the_number_of_workers() {
         "two workers played other games than one"
     );
 }
+
+/// Playout cap randomization: about the asked share of moves gets the full search and a
+/// policy target (summing to 1); the others none (all zero); the games still do not depend on
+/// the number of workers.
+#[test]
+fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
+    use zero::alphazero::config::PlayoutCap;
+    use zero::alphazero::records::read_iteration;
+    use zero::alphazero::selfplay::self_play;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.games = 40;
+    cfg.chunk_games = 10;
+    cfg.parallel_games = 5;
+    cfg.playout_cap = Some(PlayoutCap {
+        full_fraction: 0.25,
+        fast_sims: 2,
+    });
+    let mut runs = Vec::new();
+    for workers in [1, 2] {
+        cfg.workers = workers;
+        let net = Net::new_seeded(
+            "tictactoe",
+            cfg.arch,
+            Shape::of::<TicTacToe>(),
+            default_device(),
+            7,
+        )
+        .unwrap();
+        let data = tmp.path().join(format!("data-{workers}"));
+        self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
+        runs.push(read_iteration(&data, "tictactoe", 9, 1).unwrap());
+    }
+    assert!(
+        runs[0] == runs[1],
+        "two workers played other games than one"
+    );
+    let (mut full, mut plies) = (0, 0);
+    for r in &runs[0] {
+        for p in r.policies.chunks(9) {
+            let total: f32 = p.iter().sum();
+            assert!(total == 0.0 || (total - 1.0).abs() < 1e-4, "{p:?}");
+            full += usize::from(total > 0.0);
+            plies += 1;
+        }
+    }
+    let share = full as f64 / plies as f64;
+    assert!(
+        (0.15..0.35).contains(&share),
+        "{full} of {plies} plies searched fully"
+    );
+}

@@ -29,6 +29,10 @@ pub struct RunConfig {
     /// Plies played with temperature 1 (sampled by visits); greedy after.
     pub temperature_plies: u32,
     pub mcts: MctsConfig,
+    /// Playout cap randomization: most self-play moves get a cheap search (absent: every
+    /// move gets the full `sims`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playout_cap: Option<PlayoutCap>,
     /// Training steps (mini-batches) per iteration.
     pub train_steps: u64,
     pub batch_size: usize,
@@ -53,6 +57,17 @@ pub struct RunConfig {
     #[serde(default)]
     pub grade: GradeConfig,
     pub seed: u64,
+}
+
+/// Playout cap randomization (KataGo, Wu 2019): a random `full_fraction` of self-play moves
+/// gets the full search, with root noise, and becomes a policy target; the others get a
+/// search of `fast_sims` without noise, which moves the game on cheaply and still gives a
+/// value target. More games for the same simulations: the value head, which learns from
+/// game results, sees more of them.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlayoutCap {
+    pub full_fraction: f64,
+    pub fast_sims: u32,
 }
 
 /// The chunk size of runs from before chunks were fixed ranges of games.
@@ -103,6 +118,7 @@ impl RunConfig {
             workers: 1,
             chunk_games: 64,
             temperature_plies: 8,
+            playout_cap: None,
             mcts: MctsConfig {
                 noise_fraction: 0.25,
                 // Used by the Gumbel search only: self-play samples its moves by the noise.

@@ -299,10 +299,13 @@ fn train_step(net: &Net, adam: &mut Adam, batch: &Batch, lr: f64) -> Result<(f64
         .f_to_device(device)?;
     let target_v = Tensor::f_from_slice(&batch.values)?.f_to_device(device)?;
     let (logits, value) = net.forward(&xs, true)?;
+    // Averaged over the positions that have a policy target: a playout cap's cheap searches
+    // leave theirs all zero (they teach the value only).
+    let with_target = target_p.f_sum(Kind::Float)?.f_clamp_min(1.0)?;
     let policy_loss = target_p
         .f_mul(&logits.f_log_softmax(-1, Kind::Float)?)?
-        .f_sum_dim_intlist(-1, false, Kind::Float)?
-        .f_mean(Kind::Float)?
+        .f_sum(Kind::Float)?
+        .f_div(&with_target)?
         .f_neg()?;
     let value_loss = value.f_mse_loss(&target_v, Reduction::Mean)?;
     let loss = policy_loss.f_add(&value_loss)?;

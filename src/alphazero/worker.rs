@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use anyhow::{anyhow, Result};
 use crossbeam_channel::Sender;
+use rand::Rng;
 
 use super::config::RunConfig;
 use super::records::GameRecord;
@@ -42,6 +43,30 @@ struct Slot<G: Game> {
     tree: Tree<G>,
     rng: Rng64,
     record: GameRecord,
+    /// The current move's search: simulations, and whether it is a full one (noised, and a
+    /// policy target) rather than a playout cap's cheap one.
+    sims: u32,
+    full: bool,
+}
+
+impl<G: Game> Slot<G> {
+    /// Chooses the search of the move to come (see [`super::config::PlayoutCap`]): with a cap, a draw from
+    /// the game's own generator, so the game stays the same whoever plays it.
+    fn plan_search(&mut self, cfg: &RunConfig) {
+        (self.sims, self.full) = match cfg.playout_cap {
+            None => (cfg.sims, true),
+            Some(cap) if self.rng.random::<f64>() < cap.full_fraction => (cfg.sims, true),
+            Some(cap) => (cap.fast_sims.max(1), false),
+        };
+        self.tree.set_budget(self.sims);
+    }
+
+    /// Noise goes into full searches only: a cheap search plays as well as it can.
+    fn noise_root(&mut self) {
+        if self.full {
+            self.tree.noise_root_once(&mut self.rng);
+        }
+    }
 }
 
 /// The seed of game `index` of an iteration: games are reproducible whichever worker plays them.
@@ -71,14 +96,16 @@ struct Worker<'a, G: Game, E: LeafEvaluator<G>> {
 
 impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
     fn new_slot(&self, index: u64) -> Slot<G> {
-        let mut tree = Tree::new(G::new(), self.cfg.mcts);
-        tree.set_budget(self.cfg.sims);
-        Slot {
+        let mut slot = Slot {
             index,
-            tree,
+            tree: Tree::new(G::new(), self.cfg.mcts),
             rng: rng_from_seed(game_seed(self.cfg.seed, self.iteration, index)),
             record: GameRecord::default(),
-        }
+            sims: self.cfg.sims,
+            full: true,
+        };
+        slot.plan_search(self.cfg);
+        slot
     }
 
     /// Searches every game until it needs the network (its leaf joins the batch), its search
@@ -90,8 +117,8 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
         b.positions.clear();
         b.owners.clear();
         for (si, s) in self.slots.iter_mut().enumerate() {
-            while s.tree.root_visits() < self.cfg.sims {
-                s.tree.noise_root_once(&mut s.rng);
+            while s.tree.root_visits() < s.sims {
+                s.noise_root();
                 match s.tree.select() {
                     Selection::Leaf(l) => {
                         self.stats.leaves += 1;
@@ -128,7 +155,7 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             self.cache.insert(l.pos.key(), p, b.values[i]);
             let s = &mut self.slots[b.owners[i]];
             s.tree.complete(l, p, b.values[i]);
-            s.tree.noise_root_once(&mut s.rng);
+            s.noise_root();
         }
         Ok(())
     }
@@ -145,10 +172,18 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
         };
         let m = s.tree.pick_move(temperature, &mut s.rng)?;
         s.record.moves.push(m);
-        s.record.policies.extend(s.tree.policy());
+        if s.full {
+            s.record.policies.extend(s.tree.policy());
+        } else {
+            // No policy target: training learns only the value from this position.
+            s.record
+                .policies
+                .extend(std::iter::repeat_n(0.0, G::NUM_ACTIONS));
+        }
         s.record.root_values.push(s.tree.root_value());
         self.stats.positions += 1;
         s.tree.advance(m);
+        s.plan_search(self.cfg);
         Ok(s.tree.root_pos().outcome().map(|outcome| {
             s.record.outcome = outcome.value_for(Player::First) as i8;
             std::mem::take(&mut s.record)
@@ -164,7 +199,7 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
     ) -> Result<()> {
         let mut i = 0;
         while i < self.slots.len() {
-            if self.slots[i].tree.root_visits() < self.cfg.sims {
+            if self.slots[i].tree.root_visits() < self.slots[i].sims {
                 i += 1;
                 continue;
             }
