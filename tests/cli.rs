@@ -367,3 +367,42 @@ fn stages_in_shards_end_as_the_whole_stages_do() {
     let said = String::from_utf8_lossy(&compare.stdout);
     assert!(compare.status.success(), "{said}");
 }
+
+/// `--playout-cap` is checked, then kept in the run's settings (and `off` is accepted).
+#[test]
+fn a_playout_cap_is_a_checked_setting_of_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let dirs = ["--models", m.as_str(), "--data", d.as_str()];
+    let setup = |cap: &str| -> Vec<String> {
+        [
+            "cycle",
+            "--iterations",
+            "0",
+            "--preset",
+            "tiny",
+            "--playout-cap",
+            cap,
+        ]
+        .iter()
+        .chain(dirs.iter())
+        .map(|s| s.to_string())
+        .collect()
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    fails_with(&args(&setup("1.5:16")), "at most 1");
+    fails_with(&args(&setup("0.25:0")), "at least 1 simulation");
+    fails_with(&args(&setup("quarter")), "FRACTION:SIMS");
+    let (code, _, err) = zero(&args(&setup("0.25:8")));
+    assert_eq!(code, 0, "{err}");
+    let run: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("models/connect4/run.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(run["playout_cap"]["full_fraction"], 0.25);
+    assert_eq!(run["playout_cap"]["fast_sims"], 8);
+    fails_with(&args(&setup("off")), "");
+}

@@ -7,7 +7,7 @@ use anyhow::Result;
 use crate::arena::AgentFactory;
 use crate::players::{BuildContext, Playable, PlayerSpec};
 
-use crate::alphazero::config::RunConfig;
+use crate::alphazero::config::{PlayoutCap, RunConfig};
 use crate::alphazero::paths::RunPaths;
 use crate::alphazero::state::{lock_run, open_run, RunLock};
 use crate::games::GameKind;
@@ -30,6 +30,12 @@ pub struct RunArgs {
     /// AlphaZero); the preset's when not given.
     #[arg(long)]
     pub search: Option<SearchKind>,
+    /// Playout cap randomization: `FRACTION:SIMS` gives a random FRACTION of self-play moves
+    /// the full search (noised, and a policy target) and the others a search of SIMS
+    /// simulations (value target only); `off` searches every move fully. The preset's when not
+    /// given; a setting of the run, fixed when it starts.
+    #[arg(long, value_parser = parse_playout_cap, value_name = "FRACTION:SIMS")]
+    pub playout_cap: Option<PlayoutCapArg>,
     /// Games played together and written as one file (a chunk) instead of the preset's: the
     /// unit of work a cluster spreads (more chunks, more nodes busy; fewer games in lockstep,
     /// smaller network batches). A setting of the run, fixed when it starts.
@@ -76,6 +82,9 @@ impl RunArgs {
         if let Some(search) = self.search {
             cfg.mcts.search = search;
         }
+        if let Some(PlayoutCapArg(cap)) = self.playout_cap {
+            cfg.playout_cap = cap;
+        }
         if let Some(n) = self.chunk_games {
             anyhow::ensure!(n > 0, "--chunk-games must be at least 1");
             cfg.chunk_games = n;
@@ -84,6 +93,7 @@ impl RunArgs {
             || self.seed.is_some()
             || self.benchmark.is_some()
             || self.search.is_some()
+            || self.playout_cap.is_some()
             || self.chunk_games.is_some();
         let cfg = open_run(&paths, &cfg, explicit)?;
         Ok((paths, cfg, lock))
@@ -108,6 +118,32 @@ impl RunArgs {
             make: Box::new(move || spec.build::<G>(&ctx)),
         }))
     }
+}
+
+/// `--playout-cap`'s value: a cap, or none (`off`).
+#[derive(Clone, Copy, Debug)]
+pub struct PlayoutCapArg(pub Option<PlayoutCap>);
+
+fn parse_playout_cap(s: &str) -> Result<PlayoutCapArg, String> {
+    if s == "off" {
+        return Ok(PlayoutCapArg(None));
+    }
+    let bad = || format!("'{s}' is not FRACTION:SIMS (e.g. 0.25:16) or off");
+    let (fraction, sims) = s.split_once(':').ok_or_else(bad)?;
+    let full_fraction: f64 = fraction.trim().parse().map_err(|_| bad())?;
+    let fast_sims: u32 = sims.trim().parse().map_err(|_| bad())?;
+    if !(full_fraction > 0.0 && full_fraction <= 1.0) {
+        return Err(format!(
+            "the share of full searches must be above 0 and at most 1, not {fraction}"
+        ));
+    }
+    if fast_sims == 0 {
+        return Err("the cheap searches need at least 1 simulation".to_string());
+    }
+    Ok(PlayoutCapArg(Some(PlayoutCap {
+        full_fraction,
+        fast_sims,
+    })))
 }
 
 /// The fixed opponent `best` plays every iteration: its name and a factory for the match
