@@ -287,8 +287,15 @@ fn learning_rate_at(cfg: &RunConfig, step: u64) -> f64 {
 }
 
 /// One optimizer step on `batch` at learning rate `lr`; returns the policy loss (cross-entropy)
-/// and the value loss (mean squared error) before the step.
-fn train_step(net: &Net, adam: &mut Adam, batch: &Batch, lr: f64) -> Result<(f64, f64)> {
+/// and the value loss (mean squared error) before the step. `policy_targets_missing`: some
+/// positions may have no policy target (all zero).
+fn train_step(
+    net: &Net,
+    adam: &mut Adam,
+    batch: &Batch,
+    lr: f64,
+    policy_targets_missing: bool,
+) -> Result<(f64, f64)> {
     let (s, device) = (net.meta.shape, net.device());
     let bs = batch.values.len() as i64;
     let xs = Tensor::f_from_slice(&batch.inputs)?
@@ -299,14 +306,18 @@ fn train_step(net: &Net, adam: &mut Adam, batch: &Batch, lr: f64) -> Result<(f64
         .f_to_device(device)?;
     let target_v = Tensor::f_from_slice(&batch.values)?.f_to_device(device)?;
     let (logits, value) = net.forward(&xs, true)?;
-    // Averaged over the positions that have a policy target: a playout cap's cheap searches
-    // leave theirs all zero (they teach the value only).
-    let with_target = target_p.f_sum(Kind::Float)?.f_clamp_min(1.0)?;
-    let policy_loss = target_p
+    let cross_entropy = target_p
         .f_mul(&logits.f_log_softmax(-1, Kind::Float)?)?
-        .f_sum(Kind::Float)?
-        .f_div(&with_target)?
-        .f_neg()?;
+        .f_sum_dim_intlist(-1, false, Kind::Float)?;
+    let policy_loss = if policy_targets_missing {
+        // Averaged over the positions that have a policy target: a playout cap's cheap
+        // searches leave theirs all zero (they teach the value only).
+        let with_target = target_p.f_sum(Kind::Float)?.f_clamp_min(1.0)?;
+        cross_entropy.f_sum(Kind::Float)?.f_div(&with_target)?
+    } else {
+        cross_entropy.f_mean(Kind::Float)?
+    }
+    .f_neg()?;
     let value_loss = value.f_mse_loss(&target_v, Reduction::Mean)?;
     let loss = policy_loss.f_add(&value_loss)?;
     adam.zero_grad()?;
@@ -380,7 +391,8 @@ pub fn train<G: Game>(
     while at.step < cfg.train_steps {
         let step = at.step;
         fill_batch::<G>(samples, &syms, seed, step, &mut batch);
-        let (pl, vl) = train_step(net, &mut adam, &batch, learning_rate_at(cfg, step))?;
+        let lr = learning_rate_at(cfg, step);
+        let (pl, vl) = train_step(net, &mut adam, &batch, lr, cfg.playout_cap.is_some())?;
         if !pl.is_finite() || !vl.is_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
         }
