@@ -13,7 +13,7 @@ use crate::core::rng::rng_from_seed;
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, Arch, Net, Shape};
 use crate::players::Playable;
-use crate::search::mcts::{search, MctsConfig, Tree, UniformEvaluator};
+use crate::search::mcts::{search, MctsConfig, SearchKind, Tree, UniformEvaluator};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum Bench {
@@ -38,6 +38,10 @@ pub struct SelfplayArgs {
     /// Simulations per move instead of the preset's.
     #[arg(long)]
     sims: Option<u32>,
+    /// The tree search: puct or gumbel, with the preset's budget for it (as `zero cycle
+    /// --search`); the preset's when not given.
+    #[arg(long)]
+    search: Option<SearchKind>,
     /// Games to play (default: one chunk a worker).
     #[arg(long)]
     games: Option<u64>,
@@ -159,7 +163,8 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         }
         tch::set_num_threads(t);
     }
-    let mut cfg = RunConfig::preset(&a.preset, a.game, tch::Cuda::is_available())?;
+    let mut cfg =
+        RunConfig::preset_for_search(&a.preset, a.game, tch::Cuda::is_available(), a.search)?;
     if let Some(arch) = &a.arch {
         cfg.arch = parse_arch(arch)?;
     }

@@ -27,7 +27,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub benchmark: Option<String>,
     /// The tree search of self-play and evaluation: puct (AlphaZero) or gumbel (Gumbel
-    /// AlphaZero); the preset's when not given.
+    /// AlphaZero), with the preset's budget for it (Connect Four's cpu preset: gumbel, 16
+    /// simulations x 1,200 games an iteration; puct, 64 x 400); the preset's when not given.
     #[arg(long)]
     pub search: Option<SearchKind>,
     /// Playout cap randomization: `FRACTION:SIMS` gives a random FRACTION of self-play moves
@@ -69,8 +70,12 @@ impl RunArgs {
             );
         }
         let cuda = tch::Cuda::is_available();
-        let mut cfg =
-            RunConfig::preset(self.preset.as_deref().unwrap_or("default"), self.game, cuda)?;
+        let mut cfg = RunConfig::preset_for_search(
+            self.preset.as_deref().unwrap_or("default"),
+            self.game,
+            cuda,
+            self.search,
+        )?;
         if let Some(s) = self.seed {
             cfg.seed = s;
         }
@@ -78,9 +83,6 @@ impl RunArgs {
             let _: PlayerSpec = b.parse()?;
             cfg.benchmark = Some(b.clone());
             cfg.benchmark_games = self.benchmark_games;
-        }
-        if let Some(search) = self.search {
-            cfg.mcts.search = search;
         }
         if let Some(PlayoutCapArg(cap)) = self.playout_cap {
             cfg.playout_cap = cap;
