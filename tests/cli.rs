@@ -404,5 +404,38 @@ fn a_playout_cap_is_a_checked_setting_of_the_run() {
     .unwrap();
     assert_eq!(run["playout_cap"]["full_fraction"], 0.25);
     assert_eq!(run["playout_cap"]["fast_sims"], 8);
-    fails_with(&args(&setup("off")), "");
+    fails_with(&args(&setup("off")), "playout_cap: {");
+}
+
+#[test]
+fn connect_four_self_plays_with_gumbel_unless_puct_is_asked_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let start = |extra: &[&str]| {
+        let base = ["cycle", "--iterations", "0", "--preset", "cpu"];
+        let dirs = ["--models", m.as_str(), "--data", d.as_str()];
+        zero(&[&base[..], extra, &dirs[..]].concat())
+    };
+    let (code, _, err) = start(&[]);
+    assert_eq!(code, 0, "{err}");
+    let run: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("models/connect4/run.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(run["mcts"]["search"], "gumbel");
+    assert_eq!(
+        (run["games"].as_u64(), run["sims"].as_u64()),
+        (Some(1200), Some(16))
+    );
+    // The saved run keeps its settings, and the refusal says which ones differ.
+    let (code, _, err) = start(&["--search", "puct"]);
+    assert_ne!(code, 0);
+    for difference in [
+        "games: 1200, not 400",
+        "sims: 16, not 64",
+        "mcts.search: \"gumbel\", not \"puct\"",
+    ] {
+        assert!(err.contains(difference), "{difference} missing from: {err}");
+    }
 }

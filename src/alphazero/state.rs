@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::config::RunConfig;
 use super::paths::RunPaths;
@@ -42,10 +43,11 @@ impl RunState {
 pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<RunConfig> {
     match read_json::<RunConfig>(&paths.config())? {
         Some(saved) if explicit && saved != *cfg => bail!(
-            "{} holds a run with other settings (preset '{}'); resume it without --preset/--seed, \
-             or use another --models/--data directory",
+            "{} holds a run with other settings ({}); resume it without the options that change \
+             them (--preset, --seed, --search, --playout-cap, --chunk-games, --benchmark), or use \
+             another --models/--data directory",
             paths.models.display(),
-            saved.preset
+            differences(&saved, cfg).join("; ")
         ),
         Some(saved) => Ok(saved),
         None => {
@@ -53,6 +55,35 @@ pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<Run
             Ok(cfg.clone())
         }
     }
+}
+
+/// The settings that differ between a saved run and the one asked for, as
+/// `name: saved, not asked` (nested settings dotted, as in `run.json`).
+fn differences(saved: &RunConfig, asked: &RunConfig) -> Vec<String> {
+    fn walk(name: &str, saved: &Value, asked: &Value, out: &mut Vec<String>) {
+        if let (Value::Object(a), Value::Object(b)) = (saved, asked) {
+            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for key in keys {
+                let nested = match name {
+                    "" => key.clone(),
+                    _ => format!("{name}.{key}"),
+                };
+                let (a, b) = (a.get(key), b.get(key));
+                walk(
+                    &nested,
+                    a.unwrap_or(&Value::Null),
+                    b.unwrap_or(&Value::Null),
+                    out,
+                );
+            }
+        } else if saved != asked {
+            out.push(format!("{name}: {saved}, not {asked}"));
+        }
+    }
+    let to_value = |c: &RunConfig| serde_json::to_value(c).unwrap_or(Value::Null);
+    let mut out = Vec::new();
+    walk("", &to_value(saved), &to_value(asked), &mut out);
+    out
 }
 
 /// The next stage of the run (the first stage of iteration 1 for a new run).
