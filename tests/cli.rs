@@ -398,13 +398,16 @@ fn a_playout_cap_is_a_checked_setting_of_the_run() {
     fails_with(&args(&setup("quarter")), "FRACTION:SIMS");
     let (code, _, err) = zero(&args(&setup("0.25:8")));
     assert_eq!(code, 0, "{err}");
-    let run: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(tmp.path().join("models/connect4/run.json")).unwrap(),
-    )
-    .unwrap();
+    let run = saved_run(tmp.path());
     assert_eq!(run["playout_cap"]["full_fraction"], 0.25);
     assert_eq!(run["playout_cap"]["fast_sims"], 8);
     fails_with(&args(&setup("off")), "playout_cap: {");
+}
+
+/// The settings a Connect Four run under `dir/models` saved.
+fn saved_run(dir: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("models/connect4/run.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
 }
 
 #[test]
@@ -419,10 +422,7 @@ fn connect_four_self_plays_with_gumbel_unless_puct_is_asked_for() {
     };
     let (code, _, err) = start(&[]);
     assert_eq!(code, 0, "{err}");
-    let run: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(tmp.path().join("models/connect4/run.json")).unwrap(),
-    )
-    .unwrap();
+    let run = saved_run(tmp.path());
     assert_eq!(run["mcts"]["search"], "gumbel");
     assert_eq!(
         (run["games"].as_u64(), run["sims"].as_u64()),

@@ -206,12 +206,11 @@ impl RunConfig {
                 // games an iteration taught the network more than PUCT's 64 over 400 at the
                 // same cost (docs/ablations.md). `--search puct` keeps PUCT's own budget: the
                 // previous default run, bit for bit.
-                let search = search.unwrap_or(SearchKind::Gumbel);
-                (c.games, c.sims) = match search {
+                c.mcts.search = SearchKind::Gumbel;
+                (c.games, c.sims) = match search.unwrap_or(c.mcts.search) {
                     SearchKind::Gumbel => (1200, 16),
                     SearchKind::Puct => (400, 64),
                 };
-                c.mcts.search = search;
                 // Two workers of 100 games in lockstep, a chunk of 200 games each: 1.75 times
                 // the positions per second of one worker of 128 (measured on 2 cores).
                 c.workers = 2;
