@@ -439,3 +439,33 @@ fn connect_four_self_plays_with_gumbel_unless_puct_is_asked_for() {
         assert!(err.contains(difference), "{difference} missing from: {err}");
     }
 }
+
+#[test]
+fn a_run_json_edited_out_of_range_is_refused_by_name_and_left_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let cycle = |iterations: &str| {
+        let args = ["cycle", "--iterations", iterations, "--preset", "tiny"];
+        zero(&[&args[..], &["--models", &m, "--data", &d]].concat())
+    };
+    let (code, _, err) = cycle("0");
+    assert_eq!(code, 0, "{err}");
+    let path = tmp.path().join("models/connect4/run.json");
+    let mut run = saved_run(tmp.path());
+    run["sims"] = 0.into();
+    run["value_target_mix"] = 2.5.into();
+    let edited = serde_json::to_string_pretty(&run).unwrap();
+    std::fs::write(&path, &edited).unwrap();
+    let (code, _, err) = cycle("1");
+    assert_eq!(code, 1, "{err}");
+    for problem in [
+        "sims is 0 (must be at least 1)",
+        "value_target_mix is 2.5 (must be from 0 to 1)",
+        "run.json",
+    ] {
+        assert!(err.contains(problem), "{problem} missing from: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+    assert!(!tmp.path().join("data/connect4/iter-0001").exists());
+}

@@ -265,6 +265,82 @@ impl RunConfig {
     }
 }
 
+/// A setting outside its range: `name` (dotted as in `run.json`), its value, and the range.
+fn out_of_range(name: &str, value: impl std::fmt::Display, range: &str) -> String {
+    format!("{name} is {value} (must be {range})")
+}
+
+impl RunConfig {
+    /// The settings that cannot run: each named with its value and the range it must lie in.
+    /// A `run.json` edited by hand (or written by a newer version) is checked before anything
+    /// runs, so that a typo fails at once with its name rather than as a panic, a hang or a
+    /// run that silently learns nothing hours later.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut at_least_one = |name: &str, v: u64| {
+            if v == 0 {
+                out.push(out_of_range(name, v, "at least 1"));
+            }
+        };
+        at_least_one("games", self.games);
+        at_least_one("sims", self.sims as u64);
+        at_least_one("parallel_games", self.parallel_games as u64);
+        at_least_one("workers", self.workers as u64);
+        at_least_one("chunk_games", self.chunk_games);
+        at_least_one("train_steps", self.train_steps);
+        at_least_one("batch_size", self.batch_size as u64);
+        at_least_one("window", self.window as u64);
+        at_least_one("eval_games", self.eval_games);
+        at_least_one("eval_sims", self.eval_sims as u64);
+        at_least_one("mcts.gumbel_considered", self.mcts.gumbel_considered as u64);
+        match self.arch {
+            Arch::Resnet { blocks, filters } => {
+                at_least_one("arch.blocks", blocks as u64);
+                at_least_one("arch.filters", filters as u64);
+            }
+            Arch::AzgConv { channels } => at_least_one("arch.channels", channels as u64),
+        }
+        if let Some(cap) = self.playout_cap {
+            at_least_one("playout_cap.fast_sims", cap.fast_sims as u64);
+        }
+        let mut within = |name: &str, v: f64, ok: bool, range: &str| {
+            if !ok || !v.is_finite() {
+                out.push(out_of_range(name, v, range));
+            }
+        };
+        let unit = |v: f64| (0.0..=1.0).contains(&v);
+        let lr = self.learning_rate;
+        within("learning_rate", lr, lr > 0.0, "above 0");
+        let wd = self.weight_decay;
+        within("weight_decay", wd, wd >= 0.0, "0 or more");
+        let mix = self.value_target_mix as f64;
+        within("value_target_mix", mix, unit(mix), "from 0 to 1");
+        let gate = self.promote_threshold;
+        within("promote_threshold", gate, unit(gate), "from 0 to 1");
+        let m = &self.mcts;
+        let c = m.c_puct as f64;
+        within("mcts.c_puct", c, c > 0.0, "above 0");
+        let fpu = m.fpu_reduction as f64;
+        within("mcts.fpu_reduction", fpu, true, "a number");
+        let noise = m.noise_fraction as f64;
+        within("mcts.noise_fraction", noise, unit(noise), "from 0 to 1");
+        let alpha = m.dirichlet_alpha as f64;
+        within("mcts.dirichlet_alpha", alpha, alpha >= 0.0, "0 or more");
+        let scale = m.gumbel_scale as f64;
+        within("mcts.gumbel_scale", scale, scale >= 0.0, "0 or more");
+        if let Some(cap) = self.playout_cap {
+            let f = cap.full_fraction;
+            within(
+                "playout_cap.full_fraction",
+                f,
+                f > 0.0 && f <= 1.0,
+                "above 0, at most 1",
+            );
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,6 +367,42 @@ mod tests {
             ..gumbel
         };
         assert_eq!(same_budget, puct);
+    }
+
+    #[test]
+    fn every_preset_passes_its_own_checks() {
+        for name in ["cpu", "gpu", "tiny", "material"] {
+            for game in [GameKind::Connect4, GameKind::TicTacToe, GameKind::Othello4] {
+                let c = RunConfig::preset(name, game, false).unwrap();
+                assert_eq!(c.problems(), Vec::<String>::new(), "{name} {game:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn settings_out_of_range_are_named_with_their_values() {
+        let mut c = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
+        c.sims = 0;
+        c.window = 0;
+        c.learning_rate = -1.0;
+        c.promote_threshold = f64::NAN;
+        c.mcts.noise_fraction = 1.5;
+        c.playout_cap = Some(PlayoutCap {
+            full_fraction: 0.0,
+            fast_sims: 0,
+        });
+        assert_eq!(
+            c.problems(),
+            [
+                "sims is 0 (must be at least 1)",
+                "window is 0 (must be at least 1)",
+                "playout_cap.fast_sims is 0 (must be at least 1)",
+                "learning_rate is -1 (must be above 0)",
+                "promote_threshold is NaN (must be from 0 to 1)",
+                "mcts.noise_fraction is 1.5 (must be from 0 to 1)",
+                "playout_cap.full_fraction is 0 (must be above 0, at most 1)",
+            ]
+        );
     }
 
     #[test]

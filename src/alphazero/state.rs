@@ -41,7 +41,9 @@ impl RunState {
 /// Loads the run's saved configuration, or saves `cfg` as it for a new run. A resumed run
 /// keeps its settings; asking for other ones is an error rather than a silent mix.
 pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<RunConfig> {
-    match read_json::<RunConfig>(&paths.config())? {
+    let saved = read_json::<RunConfig>(&paths.config())?;
+    ensure_runnable(paths, saved.as_ref(), cfg)?;
+    match saved {
         Some(saved) if explicit && saved != *cfg => bail!(
             "{} holds a run with other settings ({}); resume it without the options that change \
              them (--preset, --seed, --search, --playout-cap, --chunk-games, --benchmark), or use \
@@ -55,6 +57,26 @@ pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<Run
             Ok(cfg.clone())
         }
     }
+}
+
+/// Fails, naming each setting and its range, when the saved settings (a `run.json` edited by
+/// hand) or the asked ones cannot run; nothing is written then.
+fn ensure_runnable(paths: &RunPaths, saved: Option<&RunConfig>, asked: &RunConfig) -> Result<()> {
+    if let Some(problems) = saved.map(RunConfig::problems).filter(|p| !p.is_empty()) {
+        bail!(
+            "{} holds settings that cannot run: {}; correct them there (the run's files are \
+             untouched)",
+            paths.config().display(),
+            problems.join("; ")
+        );
+    }
+    let problems = asked.problems();
+    anyhow::ensure!(
+        problems.is_empty(),
+        "these settings cannot run: {}",
+        problems.join("; ")
+    );
+    Ok(())
 }
 
 /// The settings that differ between a saved run and the one asked for, as
