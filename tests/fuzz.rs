@@ -41,6 +41,7 @@ use zero::alphazero::metrics::{
     parse_metrics, EvaluateRecord, SelfPlayRecord, StageRecord, TrainRecord,
 };
 use zero::alphazero::records::{decode_chunk, encode_chunk, GameRecord};
+use zero::alphazero::selfplay::GameResults;
 use zero::alphazero::state::{RunState, Stage};
 use zero::arena::grading::{small_game_set, EvalSet, GradeResult, GroupResult, CONNECT4_EVALSET};
 use zero::arena::MatchResult;
@@ -1295,8 +1296,9 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
     let selfplay = (
         (any::<u32>(), any::<u64>(), any::<u64>()),
         (finite64(), finite64(), finite64(), finite64(), finite64()),
+        proptest::option::of(any::<[u64; 3]>()),
     )
-        .prop_map(|((iteration, games, positions), f)| {
+        .prop_map(|((iteration, games, positions), f, results)| {
             StageRecord::SelfPlay(SelfPlayRecord {
                 iteration,
                 games,
@@ -1306,6 +1308,13 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
                 nn_evals_per_s: f.2,
                 mean_batch: f.3,
                 cache_hit_rate: f.4,
+                results: results.map(|[first_player_wins, draws, second_player_wins]| {
+                    GameResults {
+                        first_player_wins,
+                        draws,
+                        second_player_wins,
+                    }
+                }),
             })
         });
     let train = (
@@ -2153,6 +2162,7 @@ fn regression_floats_in_json_read_back_exactly() {
         nn_evals_per_s: 0.0,
         mean_batch: 0.0,
         cache_hit_rate: 1.1341519527143231e-61,
+        results: None,
     });
     let line = serde_json::to_string(&record).unwrap();
     assert_eq!(parse_metrics(&line, &path).unwrap(), [record]);

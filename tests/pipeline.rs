@@ -8,6 +8,7 @@ use zero::alphazero::cycle::run_cycle;
 use zero::alphazero::metrics::{iteration_rows, read_metrics, StageRecord};
 use zero::alphazero::paths::RunPaths;
 use zero::alphazero::player::net_agent;
+use zero::alphazero::records::read_iteration;
 use zero::alphazero::stages::ensure_best;
 use zero::alphazero::state::{read_state, Stage};
 use zero::arena::{play_match, MatchOptions};
@@ -35,6 +36,24 @@ fn tiny_cycle_runs_and_resumes() {
     assert_eq!(state.stage, Stage::SelfPlay);
     assert_eq!(reports.len(), 6);
     assert!(matches!(&reports[0], StageRecord::SelfPlay(r) if r.games == 16));
+    // How the games ended, as the files the stage wrote say.
+    let StageRecord::SelfPlay(selfplay) = &reports[0] else {
+        panic!("the first stage is self-play")
+    };
+    let games = read_iteration(&paths.data, "tictactoe", 9, 1).unwrap();
+    let ended = |o: i8| games.iter().filter(|g| g.outcome == o).count() as u64;
+    let results = selfplay
+        .results
+        .expect("the whole stage counts its results");
+    assert_eq!(
+        (
+            results.first_player_wins,
+            results.draws,
+            results.second_player_wins
+        ),
+        (ended(1), ended(0), ended(-1))
+    );
+    assert_eq!(ended(1) + ended(0) + ended(-1), 16);
     assert!(paths.best().exists() && paths.latest().exists());
     assert!(
         !paths.models.join("best.json").exists(),

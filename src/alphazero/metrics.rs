@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::selfplay::SelfPlayStats;
+use super::selfplay::{GameResults, SelfPlayStats};
 use super::stages::EvalStats;
 use super::state::{RunState, Stage};
 use super::train::TrainStats;
@@ -42,6 +42,9 @@ pub struct SelfPlayRecord {
     pub nn_evals_per_s: f64,
     pub mean_batch: f64,
     pub cache_hit_rate: f64,
+    /// How the stage's games ended (absent in older logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<GameResults>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,6 +99,7 @@ impl StageRecord {
             nn_evals_per_s: s.nn_evals_per_s(),
             mean_batch: s.mean_batch(),
             cache_hit_rate: s.cache_hit_rate(),
+            results: s.results,
         })
     }
 
@@ -248,6 +252,8 @@ pub struct IterationRow {
     pub games: Option<u64>,
     pub positions: Option<u64>,
     pub selfplay_seconds: Option<f64>,
+    /// How the self-play games ended.
+    pub selfplay_results: Option<GameResults>,
     pub policy_loss: Option<f64>,
     pub value_loss: Option<f64>,
     pub train_seconds: Option<f64>,
@@ -288,6 +294,7 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
                 row.games = Some(r.games);
                 row.positions = Some(r.positions);
                 row.selfplay_seconds = Some(r.seconds);
+                row.selfplay_results = r.results;
                 seconds.insert((r.iteration, "selfplay"), r.seconds);
             }
             StageRecord::Train(r) => {
@@ -354,6 +361,11 @@ mod tests {
             nn_evals_per_s: 100.0,
             mean_batch: 4.0,
             cache_hit_rate: 0.1,
+            results: Some(GameResults {
+                first_player_wins: 2,
+                draws: 1,
+                second_player_wins: 1,
+            }),
         })
     }
 

@@ -17,10 +17,11 @@ pub fn table(rows: &[IterationRow]) -> String {
         None => "-".into(),
     };
     let mut s = format!(
-        "{:>4} {:>7} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}\n",
+        "{:>4} {:>7} {:>9} {:>12} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}\n",
         "iter",
         "minutes",
         "positions",
+        "1st/draw/2nd",
         "policy",
         "value",
         "vs best",
@@ -34,10 +35,14 @@ pub fn table(rows: &[IterationRow]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{:>4} {:>7} {:>9} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}",
+            "{:>4} {:>7} {:>9} {:>12} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}",
             r.iteration,
             opt(r.minutes, 1),
             r.positions.map_or("-".into(), |p| p.to_string()),
+            r.selfplay_results.map_or("-".into(), |g| {
+                let [first, draw, second] = g.shares().map(|x| (100.0 * x).round());
+                format!("{first}/{draw}/{second}%")
+            }),
             opt(r.policy_loss, 3),
             opt(r.value_loss, 3),
             pct(r.score_vs_best),
@@ -98,7 +103,8 @@ mod tests {
     use crate::alphazero::chart::svg;
     use crate::alphazero::metrics::{iteration_rows, read_metrics, StageRecord};
 
-    /// A metrics log as the cycle writes it: a benchmark match of 3-1-0 in iteration 1,
+    /// A metrics log as the cycle writes it: self-play games won 2, drawn 1, lost 1 by the first
+    /// player and a benchmark match of 3-1-0 in iteration 1,
     /// iteration 2 stopped after self-play.
     fn metrics() -> String {
         let tally =
@@ -109,9 +115,15 @@ mod tests {
                 "elo": 0.0, "elo_ci95": [0.0, 0.0], "seconds": 1.0})
         };
         let selfplay = |i: u32, positions: u64| {
-            serde_json::json!({"stage": "selfplay", "iteration": i, "games": 4,
+            let mut line = serde_json::json!({"stage": "selfplay", "iteration": i, "games": 4,
                 "positions": positions, "seconds": 0.5, "positions_per_s": 60.0,
-                "nn_evals_per_s": 100.0, "mean_batch": 4.0, "cache_hit_rate": 0.1})
+                "nn_evals_per_s": 100.0, "mean_batch": 4.0, "cache_hit_rate": 0.1});
+            // Iteration 2's record is an older one, without the games' results.
+            if i == 1 {
+                line["results"] = serde_json::json!({"first_player_wins": 2, "draws": 1,
+                    "second_player_wins": 1});
+            }
+            line
         };
         let lines = [
             selfplay(1, 30),
@@ -148,6 +160,7 @@ mod tests {
         assert_eq!(rows[1].policy_loss, None);
         let t = table(&rows);
         assert!(t.contains("75.0%") && t.contains("3-1-0"), "{t}");
+        assert!(t.contains("50/25/25%"), "{t}");
         let s = svg(&rows, "connect4 <run>");
         assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
         assert!(s.contains("best vs minimax:4") && s.contains("&lt;run&gt;"));

@@ -46,6 +46,40 @@ pub struct SelfPlayStats {
     /// Batches of each size the network saw (index = size).
     #[serde(skip, default)]
     pub batch_sizes: Vec<u64>,
+    /// How the whole stage's games ended (counted from its files; absent for a shard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results: Option<GameResults>,
+}
+
+/// How self-play games ended, for the first player. A run whose games swing between mostly
+/// draws and mostly first-player wins is still changing its mind about the opening; in
+/// Connect Four, perfect play wins for the first player.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameResults {
+    pub first_player_wins: u64,
+    pub draws: u64,
+    pub second_player_wins: u64,
+}
+
+impl GameResults {
+    /// The results of games whose outcomes for the first player are `outcomes` (1, 0, -1).
+    pub fn count(outcomes: impl IntoIterator<Item = i8>) -> GameResults {
+        let mut r = GameResults::default();
+        for o in outcomes {
+            match o.signum() {
+                1 => r.first_player_wins += 1,
+                0 => r.draws += 1,
+                _ => r.second_player_wins += 1,
+            }
+        }
+        r
+    }
+
+    /// The shares of first-player wins, draws and second-player wins.
+    pub fn shares(&self) -> [f64; 3] {
+        let n = (self.first_player_wins + self.draws + self.second_player_wins).max(1) as f64;
+        [self.first_player_wins, self.draws, self.second_player_wins].map(|k| k as f64 / n)
+    }
 }
 
 impl SelfPlayStats {

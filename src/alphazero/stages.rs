@@ -14,7 +14,7 @@ use super::paths::RunPaths;
 use super::player::net_agent;
 use super::policy_player::policy_agent;
 use super::records::read_iteration;
-use super::selfplay::{self_play_shard, SelfPlayStats};
+use super::selfplay::{self_play_shard, GameResults, SelfPlayStats};
 use super::train::{load_window, train, Checkpointing, TrainStats};
 use crate::agent::Agent;
 use crate::arena::grading::{grade, standard_set, GradeResult, GRADING};
@@ -72,6 +72,7 @@ pub fn stage_self_play<G: Game>(
         let games = read_iteration(&paths.data, G::NAME, G::NUM_ACTIONS, iteration)?;
         stats.games = games.len() as u64;
         stats.positions = games.iter().map(|g| g.moves.len() as u64).sum();
+        stats.results = Some(GameResults::count(games.iter().map(|g| g.outcome)));
     }
     Ok(stats)
 }

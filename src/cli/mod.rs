@@ -210,11 +210,20 @@ impl TaskView for ProgressBar {
 /// One line for people about a finished stage of the cycle.
 pub fn describe_stage(record: &StageRecord) -> String {
     match record {
-        StageRecord::SelfPlay(r) => format!(
-            "iteration {}: self-play {} games, {} positions in {:.0} s ({:.0} positions/s, {:.0} evals/s, batch {:.0}, cache hits {:.0}%)",
-            r.iteration, r.games, r.positions, r.seconds, r.positions_per_s, r.nn_evals_per_s,
-            r.mean_batch, 100.0 * r.cache_hit_rate
-        ),
+        StageRecord::SelfPlay(r) => {
+            let mut s = format!(
+                "iteration {}: self-play {} games, {} positions in {:.0} s ({:.0} positions/s, {:.0} evals/s, batch {:.0}, cache hits {:.0}%)",
+                r.iteration, r.games, r.positions, r.seconds, r.positions_per_s, r.nn_evals_per_s,
+                r.mean_batch, 100.0 * r.cache_hit_rate
+            );
+            if let Some(results) = r.results {
+                let [won, drew, lost] = results.shares().map(|x| (100.0 * x).round());
+                s.push_str(&format!(
+                    "; the first player won {won}%, drew {drew}%, lost {lost}%"
+                ));
+            }
+            s
+        }
         StageRecord::Train(r) => format!(
             "iteration {}: trained {} steps on {} positions in {:.0} s (policy loss {:.3}, value loss {:.3})",
             r.iteration, r.steps, r.samples, r.seconds, r.policy_loss, r.value_loss
