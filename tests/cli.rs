@@ -469,3 +469,25 @@ fn a_run_json_edited_out_of_range_is_refused_by_name_and_left_as_it_was() {
     assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
     assert!(!tmp.path().join("data/connect4/iter-0001").exists());
 }
+
+#[test]
+fn a_run_json_asking_for_another_network_shape_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let cycle = |args: &[&str]| zero(&[&["cycle"], args, &["--models", &m, "--data", &d]].concat());
+    let (code, _, err) = cycle(&["--iterations", "0", "--preset", "tiny"]);
+    assert_eq!(code, 0, "{err}");
+    let mut run = saved_run(tmp.path());
+    run["arch"]["filters"] = 32.into();
+    let path = tmp.path().join("models/connect4/run.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&run).unwrap()).unwrap();
+    // Generation 0 was made as resnet 1x16: the edit is refused, not silently ignored.
+    let (code, _, err) = cycle(&["--iterations", "1"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("is a resnet 1x16 network") && err.contains("asks for resnet 1x32"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("data/connect4/iter-0001").exists());
+}

@@ -31,8 +31,22 @@ use crate::search::mcts::SearchKind;
 const TRAIN_CHECKPOINT_SECONDS: f64 = 30.0;
 
 /// Creates the random generation-0 network as `best` (and `latest`) if there is none.
+/// An existing `best` must have the run's network shape: `run.json`'s `arch` edited after the
+/// run started would otherwise be ignored without a word (the networks keep the shape they
+/// were made with).
 pub fn ensure_best<G: Game>(cfg: &RunConfig, paths: &RunPaths) -> Result<()> {
     if paths.best().exists() {
+        let made = Net::read_meta(&paths.best())?.arch;
+        if made != cfg.arch {
+            bail!(
+                "{} is a {made} network, but {} asks for {}: a run keeps the network shape it \
+                 started with; start another run (other --models/--data directories) for {}",
+                paths.best().display(),
+                paths.config().display(),
+                cfg.arch,
+                cfg.arch
+            );
+        }
         return Ok(());
     }
     let mut net = Net::new_seeded(

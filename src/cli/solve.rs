@@ -14,7 +14,7 @@ use crate::players::DEFAULT_SOLVER_DIR;
 use crate::solvers::connect4::{
     describe_score, read_labelled_positions, Position, Solver, DEFAULT_TABLE_ENTRIES,
 };
-use crate::solvers::connect4_book::{build_book, Oracle};
+use crate::solvers::connect4_book::{build_book, BookLevel, Oracle};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -54,13 +54,27 @@ pub fn run(args: Args) -> Result<()> {
         if depth > 12 {
             bail!("--build-book {depth}: books deeper than 12 stones would take days to build");
         }
-        let r = build_book(depth, &args.data, DEFAULT_TABLE_ENTRIES, !args.json)?;
+        // A line a level on stderr: a long build is not silent without a terminal, and says
+        // what an interrupted build had kept.
+        let mut on_level = |l: &BookLevel| {
+            eprintln!(
+                "ply {}: {} positions in {:.1} s ({} already in the cache)",
+                l.ply, l.positions, l.seconds, l.from_cache
+            )
+        };
+        let r = build_book(
+            depth,
+            &args.data,
+            DEFAULT_TABLE_ENTRIES,
+            !args.json,
+            &mut on_level,
+        )?;
         if args.json {
             return super::print_json(&r);
         }
         println!(
-            "book of depth {}: {} positions, {} bytes, in {:.1} s ({} nodes), written to {}",
-            r.depth, r.positions, r.bytes, r.seconds, r.nodes, r.path
+            "book of depth {}: {} positions ({} from the cache), {} bytes, in {:.1} s ({} nodes), written to {}",
+            r.depth, r.positions, r.from_cache, r.bytes, r.seconds, r.nodes, r.path
         );
         return Ok(());
     }

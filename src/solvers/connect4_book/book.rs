@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use super::cache::Cache;
 use crate::core::files::{ensure, write_atomic, Format};
 use crate::core::progress;
 use crate::games::connect4::{HEIGHT, WIDTH};
@@ -185,36 +186,74 @@ fn positions_at(depth: u32) -> Vec<Position> {
 pub struct BookReport {
     pub depth: u32,
     pub positions: usize,
+    /// Positions whose score came from the cache of solved positions (an interrupted build's,
+    /// or earlier `zero solve` runs'), not from a search.
+    pub from_cache: usize,
     pub seconds: f64,
     pub nodes: u64,
     pub path: String,
     pub bytes: u64,
 }
 
+/// One finished level of a book being built: the positions with `ply` stones.
+#[derive(Clone, Debug, Serialize)]
+pub struct BookLevel {
+    pub ply: u32,
+    pub positions: usize,
+    pub from_cache: usize,
+    pub seconds: f64,
+}
+
 /// Solves every position with at most `depth` stones, deepest first so that each shallower
-/// level is answered from the book after one ply, and writes the book to `dir`.
+/// level is answered from the book after one ply, and writes the book to `dir`. Each score
+/// is appended to the cache of solved positions in `dir` as soon as it is found, and scores
+/// already there are not searched again: an interrupted build resumes where it stopped.
+/// `on_level` hears of each level as it is finished.
 pub fn build_book(
     depth: u32,
     dir: &Path,
     table_entries: usize,
     progress: bool,
+    on_level: &mut dyn FnMut(&BookLevel),
 ) -> Result<BookReport> {
     let start = std::time::Instant::now();
     let mut solver = Solver::new(table_entries);
+    let mut cache = Cache::open(dir)?;
     let mut map: HashMap<u64, i8> = HashMap::new();
+    let mut from_cache = 0;
     for d in (0..=depth).rev() {
+        let level_start = std::time::Instant::now();
         let level = positions_at(d);
         let task = progress::task(
             level.len() as u64,
             &format!("positions of ply {d}"),
             progress,
         );
+        let mut level_cached = 0;
         for p in &level {
-            let s = solver.solve(p);
-            map.insert(p.canonical_key().0, s as i8);
+            let key = p.canonical_key().0;
+            let score = match cache.get(key) {
+                Some(s) => {
+                    level_cached += 1;
+                    s
+                }
+                None => {
+                    let s = solver.solve(p);
+                    cache.insert(key, s)?;
+                    s
+                }
+            };
+            map.insert(key, score as i8);
             task.inc(1);
         }
         drop(task);
+        from_cache += level_cached;
+        on_level(&BookLevel {
+            ply: d,
+            positions: level.len(),
+            from_cache: level_cached,
+            seconds: level_start.elapsed().as_secs_f64(),
+        });
         solver.set_book(Box::new(Arc::new(Book::from_map(depth, &map))));
     }
     let book = Book::from_map(depth, &map);
@@ -224,6 +263,7 @@ pub fn build_book(
     Ok(BookReport {
         depth,
         positions: book.len(),
+        from_cache,
         seconds: start.elapsed().as_secs_f64(),
         nodes: solver.nodes(),
         path: path.display().to_string(),
@@ -247,6 +287,37 @@ mod tests {
         keys.sort_unstable();
         keys.dedup();
         assert_eq!(keys.len(), 25);
+    }
+
+    #[test]
+    fn a_build_takes_the_cached_scores_and_solves_only_the_rest() {
+        // As an interrupted build leaves it: every position of plies 1 and 2 in the cache
+        // (with made-up scores: a search would never give them all -3), the empty board not.
+        let dir = tempfile::tempdir().unwrap();
+        let mut cache = Cache::open(dir.path()).unwrap();
+        for p in positions_at(2).iter().chain(&positions_at(1)) {
+            cache.insert(p.canonical_key().0, -3).unwrap();
+        }
+        drop(cache);
+        let mut levels = Vec::new();
+        let r = build_book(2, dir.path(), 1 << 16, false, &mut |l| {
+            levels.push(l.clone())
+        })
+        .unwrap();
+        let heard: Vec<(u32, usize, usize)> = levels
+            .iter()
+            .map(|l| (l.ply, l.positions, l.from_cache))
+            .collect();
+        assert_eq!(heard, [(2, 25, 25), (1, 4, 4), (0, 1, 0)]);
+        assert_eq!((r.positions, r.from_cache), (30, 29));
+        let book = Book::load(&Book::path(dir.path(), 2)).unwrap();
+        let key = |p: &Position| p.canonical_key().0;
+        assert_eq!(book.get(key(&positions_at(1)[0])), Some(-3));
+        // The empty board was searched, one ply deep into the book: every reply leaves the
+        // opponent at -3, so it is worth 3; and the cache keeps it for the next build.
+        let root = key(&positions_at(0)[0]);
+        assert_eq!(book.get(root), Some(3));
+        assert_eq!(Cache::open(dir.path()).unwrap().get(root), Some(3));
     }
 
     fn small_book() -> Book {

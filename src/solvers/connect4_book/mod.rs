@@ -12,7 +12,7 @@ mod cache;
 mod oracle;
 mod player;
 
-pub use book::{build_book, Book, BookReport};
+pub use book::{build_book, Book, BookLevel, BookReport};
 pub use cache::Cache;
 pub use oracle::{Oracle, OutOfTime, Source};
 pub use player::SolverAgent;
