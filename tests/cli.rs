@@ -413,12 +413,9 @@ fn saved_run(dir: &std::path::Path) -> serde_json::Value {
 #[test]
 fn connect_four_self_plays_with_gumbel_unless_puct_is_asked_for() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = tmp.path().join("models").to_string_lossy().into_owned();
-    let d = tmp.path().join("data").to_string_lossy().into_owned();
     let start = |extra: &[&str]| {
-        let base = ["cycle", "--iterations", "0", "--preset", "cpu"];
-        let dirs = ["--models", m.as_str(), "--data", d.as_str()];
-        zero(&[&base[..], extra, &dirs[..]].concat())
+        let base = ["--iterations", "0", "--preset", "cpu"];
+        cycle_in(tmp.path(), &[&base[..], extra].concat())
     };
     let (code, _, err) = start(&[]);
     assert_eq!(code, 0, "{err}");
@@ -440,24 +437,38 @@ fn connect_four_self_plays_with_gumbel_unless_puct_is_asked_for() {
     }
 }
 
+/// `zero cycle ARGS` on the run in `dir` (`dir/models`, `dir/data`).
+fn cycle_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let (m, d) = (dir.join("models"), dir.join("data"));
+    let dirs = [
+        "--models",
+        m.to_str().unwrap(),
+        "--data",
+        d.to_str().unwrap(),
+    ];
+    zero(&[&["cycle"], args, &dirs[..]].concat())
+}
+
+/// Sets up a tiny Connect Four run in `dir`, then edits its run.json with `edit` as a user
+/// would by hand; returns the edited file's text.
+fn tiny_run_edited(dir: &std::path::Path, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let (code, _, err) = cycle_in(dir, &["--iterations", "0", "--preset", "tiny"]);
+    assert_eq!(code, 0, "{err}");
+    let mut run = saved_run(dir);
+    edit(&mut run);
+    let edited = serde_json::to_string_pretty(&run).unwrap();
+    std::fs::write(dir.join("models/connect4/run.json"), &edited).unwrap();
+    edited
+}
+
 #[test]
 fn a_run_json_edited_out_of_range_is_refused_by_name_and_left_as_it_was() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = tmp.path().join("models").to_string_lossy().into_owned();
-    let d = tmp.path().join("data").to_string_lossy().into_owned();
-    let cycle = |iterations: &str| {
-        let args = ["cycle", "--iterations", iterations, "--preset", "tiny"];
-        zero(&[&args[..], &["--models", &m, "--data", &d]].concat())
-    };
-    let (code, _, err) = cycle("0");
-    assert_eq!(code, 0, "{err}");
-    let path = tmp.path().join("models/connect4/run.json");
-    let mut run = saved_run(tmp.path());
-    run["sims"] = 0.into();
-    run["value_target_mix"] = 2.5.into();
-    let edited = serde_json::to_string_pretty(&run).unwrap();
-    std::fs::write(&path, &edited).unwrap();
-    let (code, _, err) = cycle("1");
+    let edited = tiny_run_edited(tmp.path(), |run| {
+        run["sims"] = 0.into();
+        run["value_target_mix"] = 2.5.into();
+    });
+    let (code, _, err) = cycle_in(tmp.path(), &["--iterations", "1"]);
     assert_eq!(code, 1, "{err}");
     for problem in [
         "sims is 0 (must be at least 1)",
@@ -466,24 +477,17 @@ fn a_run_json_edited_out_of_range_is_refused_by_name_and_left_as_it_was() {
     ] {
         assert!(err.contains(problem), "{problem} missing from: {err}");
     }
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+    let path = tmp.path().join("models/connect4/run.json");
+    assert_eq!(std::fs::read_to_string(path).unwrap(), edited);
     assert!(!tmp.path().join("data/connect4/iter-0001").exists());
 }
 
 #[test]
 fn a_run_json_asking_for_another_network_shape_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = tmp.path().join("models").to_string_lossy().into_owned();
-    let d = tmp.path().join("data").to_string_lossy().into_owned();
-    let cycle = |args: &[&str]| zero(&[&["cycle"], args, &["--models", &m, "--data", &d]].concat());
-    let (code, _, err) = cycle(&["--iterations", "0", "--preset", "tiny"]);
-    assert_eq!(code, 0, "{err}");
-    let mut run = saved_run(tmp.path());
-    run["arch"]["filters"] = 32.into();
-    let path = tmp.path().join("models/connect4/run.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&run).unwrap()).unwrap();
+    tiny_run_edited(tmp.path(), |run| run["arch"]["filters"] = 32.into());
     // Generation 0 was made as resnet 1x16: the edit is refused, not silently ignored.
-    let (code, _, err) = cycle(&["--iterations", "1"]);
+    let (code, _, err) = cycle_in(tmp.path(), &["--iterations", "1"]);
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("is a resnet 1x16 network") && err.contains("asks for resnet 1x32"),
