@@ -277,6 +277,13 @@ impl RunConfig {
     /// run that silently learns nothing hours later.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
+        self.count_problems(&mut out);
+        self.number_problems(&mut out);
+        out
+    }
+
+    /// Counts (games, simulations, sizes...) that must be at least 1.
+    fn count_problems(&self, out: &mut Vec<String>) {
         let mut at_least_one = |name: &str, v: u64| {
             if v == 0 {
                 out.push(out_of_range(name, v, "at least 1"));
@@ -303,6 +310,10 @@ impl RunConfig {
         if let Some(cap) = self.playout_cap {
             at_least_one("playout_cap.fast_sims", cap.fast_sims as u64);
         }
+    }
+
+    /// Rates, weights and shares that must be finite and in their ranges.
+    fn number_problems(&self, out: &mut Vec<String>) {
         let mut within = |name: &str, v: f64, ok: bool, range: &str| {
             if !ok || !v.is_finite() {
                 out.push(out_of_range(name, v, range));
@@ -337,7 +348,6 @@ impl RunConfig {
                 "above 0, at most 1",
             );
         }
-        out
     }
 }
 

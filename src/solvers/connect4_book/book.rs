@@ -229,23 +229,7 @@ pub fn build_book(
             &format!("positions of ply {d}"),
             progress,
         );
-        let mut level_cached = 0;
-        for p in &level {
-            let key = p.canonical_key().0;
-            let score = match cache.get(key) {
-                Some(s) => {
-                    level_cached += 1;
-                    s
-                }
-                None => {
-                    let s = solver.solve(p);
-                    cache.insert(key, s)?;
-                    s
-                }
-            };
-            map.insert(key, score as i8);
-            task.inc(1);
-        }
+        let level_cached = solve_level(&level, &mut solver, &mut cache, &mut map, &task)?;
         drop(task);
         from_cache += level_cached;
         on_level(&BookLevel {
@@ -269,6 +253,35 @@ pub fn build_book(
         path: path.display().to_string(),
         bytes,
     })
+}
+
+/// Scores every position of `level` into `map`: from the cache when it has them, else by a
+/// search whose score the cache keeps at once. Returns how many came from the cache.
+fn solve_level(
+    level: &[Position],
+    solver: &mut Solver,
+    cache: &mut Cache,
+    map: &mut HashMap<u64, i8>,
+    task: &progress::Task,
+) -> Result<usize> {
+    let mut cached = 0;
+    for p in level {
+        let key = p.canonical_key().0;
+        let score = match cache.get(key) {
+            Some(s) => {
+                cached += 1;
+                s
+            }
+            None => {
+                let s = solver.solve(p);
+                cache.insert(key, s)?;
+                s
+            }
+        };
+        map.insert(key, score as i8);
+        task.inc(1);
+    }
+    Ok(cached)
 }
 
 #[cfg(test)]
