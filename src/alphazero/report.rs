@@ -40,7 +40,7 @@ pub fn table(rows: &[IterationRow]) -> String {
             opt(r.minutes, 1),
             r.positions.map_or("-".into(), |p| p.to_string()),
             r.selfplay_results.map_or("-".into(), |g| {
-                let [first, draw, second] = g.shares().map(|x| (100.0 * x).round());
+                let [first, draw, second] = g.percentages();
                 format!("{first}/{draw}/{second}%")
             }),
             opt(r.policy_loss, 3),

@@ -75,10 +75,12 @@ impl GameResults {
         r
     }
 
-    /// The shares of first-player wins, draws and second-player wins.
-    pub fn shares(&self) -> [f64; 3] {
+    /// The shares of first-player wins, draws and second-player wins, in whole percent (each
+    /// rounded on its own, as the report and the stage's line show them).
+    pub fn percentages(&self) -> [f64; 3] {
         let n = (self.first_player_wins + self.draws + self.second_player_wins).max(1) as f64;
-        [self.first_player_wins, self.draws, self.second_player_wins].map(|k| k as f64 / n)
+        [self.first_player_wins, self.draws, self.second_player_wins]
+            .map(|k| (100.0 * k as f64 / n).round())
     }
 }
 

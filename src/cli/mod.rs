@@ -217,7 +217,7 @@ pub fn describe_stage(record: &StageRecord) -> String {
                 r.mean_batch, 100.0 * r.cache_hit_rate
             );
             if let Some(results) = r.results {
-                let [won, drew, lost] = results.shares().map(|x| (100.0 * x).round());
+                let [won, drew, lost] = results.percentages();
                 s.push_str(&format!(
                     "; the first player won {won}%, drew {drew}%, lost {lost}%"
                 ));
