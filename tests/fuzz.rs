@@ -1116,7 +1116,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             proptest::option::of(".{0,12}"),
             any::<u64>(),
         ),
-        (any::<usize>(), any::<usize>(), any::<u64>()),
+        (any::<usize>(), any::<usize>(), any::<u64>(), any::<bool>()),
     )
         .prop_map(|(a, b, c, d, e)| RunConfig {
             preset: a.0,
@@ -1135,6 +1135,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             weight_decay: c.1,
             window: c.2,
             value_target_mix: c.3,
+            position_averaging: e.3,
             eval_games: c.4,
             eval_sims: c.5,
             promote_threshold: d.0,

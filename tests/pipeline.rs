@@ -175,11 +175,7 @@ fn random_samples(n: usize, seed: u64) -> zero::alphazero::train::Samples {
     use zero::games::Game;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let (isz, a) = (TicTacToe::input_size(), TicTacToe::NUM_ACTIONS);
-    let mut s = zero::alphazero::train::Samples {
-        inputs: Vec::new(),
-        policies: Vec::new(),
-        values: Vec::new(),
-    };
+    let mut s = zero::alphazero::train::Samples::default();
     while s.values.len() < n {
         let mut pos = TicTacToe::new();
         for _ in 0..rng.random_range(0..8) {

@@ -42,6 +42,11 @@ pub struct RunConfig {
     pub window: u32,
     /// Weight of the search's root value in the value target (the rest is the game result).
     pub value_target_mix: f32,
+    /// Train on each distinct position of the replay window once, with its occurrences'
+    /// targets averaged and weight 1 + log2(occurrences) ([`super::position_averaging`]);
+    /// off in runs from before the setting.
+    #[serde(default)]
+    pub position_averaging: bool,
     /// Evaluation games of latest against best per iteration.
     pub eval_games: u64,
     pub eval_sims: u32,
@@ -143,6 +148,7 @@ impl RunConfig {
             weight_decay: 1e-4,
             window: 4,
             value_target_mix: 0.3,
+            position_averaging: false,
             eval_games: 40,
             eval_sims: 64,
             promote_threshold: 0.55,

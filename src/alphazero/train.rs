@@ -13,6 +13,7 @@ use tch::{Kind, Reduction, Tensor};
 
 use super::adam::Adam;
 use super::config::RunConfig;
+use super::position_averaging::average_duplicates;
 use super::records::{read_iteration, GameRecord};
 use crate::core::files::write_atomic;
 use crate::core::progress;
@@ -26,10 +27,14 @@ use crate::nn::Net;
 const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Training positions: inputs, policy targets and value targets, flat.
+#[derive(Clone, Debug, Default)]
 pub struct Samples {
     pub inputs: Vec<f32>,
     pub policies: Vec<f32>,
     pub values: Vec<f32>,
+    /// Running sums of the positions' weights when they are drawn unevenly (averaged
+    /// duplicates, [`super::position_averaging`]); empty: every position is equally likely.
+    pub cumulative_weights: Vec<f64>,
 }
 
 impl Samples {
@@ -39,17 +44,24 @@ impl Samples {
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
+    /// A position drawn at random, by weight when the positions have weights. Not empty.
+    fn draw(&self, rng: &mut impl Rng) -> usize {
+        match self.cumulative_weights.last() {
+            None => rng.random_range(0..self.len()),
+            Some(&total) => {
+                let x = rng.random::<f64>() * total;
+                let i = self.cumulative_weights.partition_point(|&c| c <= x);
+                i.min(self.len() - 1)
+            }
+        }
+    }
 }
 
 /// Replays records into training positions. The value target mixes the game's result with
 /// the search's root value (`mix` of the latter), both from the mover's view.
 pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32) -> Samples {
     let (isz, a) = (G::input_size(), G::NUM_ACTIONS);
-    let mut s = Samples {
-        inputs: Vec::new(),
-        policies: Vec::new(),
-        values: Vec::new(),
-    };
+    let mut s = Samples::default();
     for r in records {
         let mut pos = G::new();
         for (ply, &m) in r.moves.iter().enumerate() {
@@ -87,7 +99,12 @@ pub fn load_window<G: Game>(cfg: &RunConfig, data_dir: &Path, iteration: u32) ->
             data_dir.display()
         );
     }
-    Ok(samples_from::<G>(&records, cfg.value_target_mix))
+    let samples = samples_from::<G>(&records, cfg.value_target_mix);
+    Ok(if cfg.position_averaging {
+        average_duplicates(&samples, G::input_size(), G::NUM_ACTIONS)
+    } else {
+        samples
+    })
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -265,7 +282,7 @@ fn fill_batch<G: Game>(
     let (isz, a) = (G::input_size(), G::NUM_ACTIONS);
     let mut rng = rng_from_seed(mix64(seed ^ step.wrapping_mul(GOLDEN_GAMMA)));
     for b in 0..batch.values.len() {
-        let i = rng.random_range(0..samples.len());
+        let i = samples.draw(&mut rng);
         let sym = &syms[rng.random_range(0..syms.len())];
         sym.apply_planes(
             &samples.inputs[i * isz..(i + 1) * isz],
@@ -496,5 +513,28 @@ mod tests {
         // A record stops at its first illegal move.
         let broken = record(&[4, 4, 0], 0, &[]);
         assert_eq!(samples_from::<TicTacToe>(&[broken], 0.5).len(), 1);
+    }
+
+    #[test]
+    fn positions_are_drawn_by_weight_when_they_have_weights() {
+        let mut s = Samples {
+            values: vec![0.0; 3],
+            ..Samples::default()
+        };
+        let counts = |s: &Samples| {
+            let mut rng = rng_from_seed(7);
+            let mut counts = [0u32; 3];
+            for _ in 0..30_000 {
+                counts[s.draw(&mut rng)] += 1;
+            }
+            counts
+        };
+        // Evenly without weights; weights 1, 0, 2: never the second, the third twice as often.
+        assert!(counts(&s).iter().all(|&c| (9_000..11_000).contains(&c)));
+        s.cumulative_weights = vec![1.0, 1.0, 3.0];
+        let [first, second, third] = counts(&s);
+        assert_eq!(second, 0);
+        assert!((9_000..11_000).contains(&first), "{first}");
+        assert!((19_000..21_000).contains(&third), "{third}");
     }
 }
