@@ -1127,6 +1127,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             workers: a.5,
             chunk_games: b.0,
             temperature_plies: b.1,
+            random_opening_plies: b.1 / 2,
             mcts: b.2,
             playout_cap: None,
             train_steps: b.3,

@@ -409,3 +409,44 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
         "{full} of {plies} plies searched fully"
     );
 }
+
+/// Random opening plies: the first plies of self-play are drawn uniformly from the legal moves
+/// (nearly every first move and two-move opening of tic-tac-toe shows up in 60 games), and
+/// their positions keep the search's policy as their target.
+#[test]
+fn random_opening_plies_spread_the_openings() {
+    use std::collections::HashSet;
+    use zero::alphazero::records::read_iteration;
+    use zero::alphazero::selfplay::self_play;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.games = 60;
+    cfg.chunk_games = 20;
+    // Without noise or temperature, self-play would play one opening.
+    cfg.temperature_plies = 0;
+    cfg.mcts.noise_fraction = 0.0;
+    cfg.random_opening_plies = 2;
+    let net = Net::new_seeded(
+        "tictactoe",
+        cfg.arch,
+        Shape::of::<TicTacToe>(),
+        default_device(),
+        7,
+    )
+    .unwrap();
+    let data = tmp.path().join("data");
+    self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
+    let games = read_iteration(&data, "tictactoe", 9, 1).unwrap();
+    assert_eq!(games.len(), 60);
+    let firsts: HashSet<u8> = games.iter().map(|g| g.moves[0]).collect();
+    let openings: HashSet<&[u8]> = games.iter().map(|g| &g.moves[..2]).collect();
+    // 60 uniform draws: 9 first moves and about 43 of the 81 openings expected.
+    assert!(firsts.len() >= 8, "first moves {firsts:?}");
+    assert!(openings.len() >= 30, "{} openings", openings.len());
+    for g in &games {
+        for p in g.policies.chunks(9) {
+            let total: f32 = p.iter().sum();
+            assert!((total - 1.0).abs() < 1e-4, "{p:?}");
+        }
+    }
+}

@@ -28,6 +28,11 @@ pub struct RunConfig {
     pub chunk_games: u64,
     /// Plies played with temperature 1 (sampled by visits); greedy after.
     pub temperature_plies: u32,
+    /// Self-play's first plies played uniformly at random (after the search, whose policy is
+    /// still their target), so that games start from many more positions; 0 in runs from
+    /// before the setting.
+    #[serde(default)]
+    pub random_opening_plies: u32,
     pub mcts: MctsConfig,
     /// Playout cap randomization: most self-play moves get a cheap search (absent: every
     /// move gets the full `sims`).
@@ -135,6 +140,7 @@ impl RunConfig {
             workers: 1,
             chunk_games: 64,
             temperature_plies: 8,
+            random_opening_plies: 0,
             playout_cap: None,
             mcts: MctsConfig {
                 noise_fraction: 0.25,

@@ -170,7 +170,13 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
         } else {
             0.0
         };
-        let m = s.tree.pick_move(temperature, &mut s.rng)?;
+        let m = if ply < self.cfg.random_opening_plies {
+            // The search still ran: its policy is this position's target all the same.
+            let moves = s.tree.root_pos().legal_moves();
+            moves[s.rng.random_range(0..moves.len())]
+        } else {
+            s.tree.pick_move(temperature, &mut s.rng)?
+        };
         s.record.moves.push(m);
         if s.full {
             s.record.policies.extend(s.tree.policy());
