@@ -29,6 +29,7 @@ fn duel_on<G: Playable>(a: &str, b: &str, games: u64, seed: u64, threads: usize)
         seed,
         threads,
         progress: false,
+        opening_plies: 0,
     };
     play_match(a, b, &make_a, &make_b, &opts).unwrap()
 }

@@ -1141,6 +1141,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             eval_sims: c.5,
             promote_threshold: d.0,
             eval_random_plies: d.1,
+            eval_opening_plies: d.1 / 3,
             benchmark: d.2,
             benchmark_games: d.3,
             grade: GradeConfig {

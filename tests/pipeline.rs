@@ -152,6 +152,7 @@ fn a_trained_network_beats_the_untrained_one() {
         seed: 5,
         threads: 2,
         progress: false,
+        opening_plies: 0,
     };
     let r = play_match::<TicTacToe>(
         "trained",

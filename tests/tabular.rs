@@ -102,6 +102,7 @@ fn tictactoe_self_play_never_loses_to_a_perfect_player() {
         seed: 5,
         threads: 2,
         progress: false,
+        opening_plies: 0,
     };
     let r = play_match::<TicTacToe>(
         "ql",

@@ -59,6 +59,11 @@ pub struct RunConfig {
     pub promote_threshold: f64,
     /// Plies played by temperature in evaluation games, so that games differ.
     pub eval_random_plies: u32,
+    /// Uniformly random plies before each pair of evaluation games, the same for both games,
+    /// colours swapped ([`crate::arena::openings`]); 0 (runs from before the setting): from
+    /// the empty board.
+    #[serde(default)]
+    pub eval_opening_plies: u32,
     /// An optional fixed opponent played by `best` every iteration (e.g. `minimax:4`).
     pub benchmark: Option<String>,
     pub benchmark_games: u64,
@@ -159,6 +164,7 @@ impl RunConfig {
             eval_sims: 64,
             promote_threshold: 0.55,
             eval_random_plies: 4,
+            eval_opening_plies: 0,
             benchmark: None,
             benchmark_games: 0,
             grade: GradeConfig::default(),

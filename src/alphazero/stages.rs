@@ -176,6 +176,7 @@ pub(super) fn evaluation_options(cfg: &RunConfig, iteration: u32, progress: bool
         seed: streams::EVALUATION.seed(cfg.seed, iteration as u64),
         threads: default_threads(),
         progress,
+        opening_plies: cfg.eval_opening_plies,
     }
 }
 

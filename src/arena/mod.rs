@@ -14,7 +14,7 @@
 //!     Ok(Box::new(SolverAgent::<TicTacToe>::new()))
 //! };
 //! let random = || -> anyhow::Result<Box<dyn Agent<TicTacToe>>> { Ok(Box::new(RandomAgent::new())) };
-//! let opts = MatchOptions { games: 20, seed: 1, threads: 2, progress: false };
+//! let opts = MatchOptions { games: 20, seed: 1, threads: 2, progress: false, opening_plies: 0 };
 //! let result = play_match("solver", "random", &solver, &random, &opts).unwrap();
 //! // Perfect play never loses tic-tac-toe.
 //! assert_eq!(result.total.losses, 0);
@@ -24,6 +24,7 @@
 pub mod accuracy;
 pub mod elo;
 pub mod grading;
+pub mod openings;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -95,6 +96,9 @@ pub struct MatchOptions {
     pub threads: usize,
     /// Show the match's progress (through the installed progress sink).
     pub progress: bool,
+    /// Random plies before each pair of games, the same for both ([`openings`]); 0: every
+    /// game from the empty board.
+    pub opening_plies: u32,
 }
 
 /// Builds a fresh player for one of the match's threads.
@@ -105,17 +109,18 @@ pub type AgentFactory<'a, G> = dyn Fn() -> Result<Box<dyn Agent<G>>> + Sync + 'a
 fn play_match_game<G: Game>(
     a: &mut dyn Agent<G>,
     b: &mut dyn Agent<G>,
-    seed: u64,
+    opts: &MatchOptions,
     i: usize,
 ) -> Result<f32> {
-    let game_seed = item_seed(seed, i as u64);
+    let game_seed = item_seed(opts.seed, i as u64);
     a.new_game(streams::PLAYER_A.seed(game_seed, 0));
     b.new_game(streams::PLAYER_B.seed(game_seed, 0));
+    let start = openings::opening::<G>(opts.seed, i as u64, opts.opening_plies);
     let a_first = i.is_multiple_of(2);
     let (outcome, _) = if a_first {
-        play_game(a, b, &G::new())?
+        play_game(a, b, &start)?
     } else {
-        play_game(b, a, &G::new())?
+        play_game(b, a, &start)?
     };
     let a_side = if a_first {
         Player::First
@@ -139,7 +144,7 @@ pub fn play_match_games<G: Game>(
     let players = || -> Result<_> { Ok((make_a()?, make_b()?)) };
     let first = games.start as usize;
     for_each_item(n as usize, opts.threads, &task, players, |(a, b), i| {
-        play_match_game(a.as_mut(), b.as_mut(), opts.seed, first + i)
+        play_match_game(a.as_mut(), b.as_mut(), opts, first + i)
     })
 }
 
@@ -256,6 +261,7 @@ mod tests {
             seed,
             threads,
             progress: false,
+            opening_plies: 0,
         };
         play_match("random", "random", &make, &make, &opts).unwrap()
     }
@@ -291,6 +297,7 @@ mod tests {
             seed: 0,
             threads: 2,
             progress: false,
+            opening_plies: 0,
         };
         let e = play_match("r", "b", &random, &broken, &opts).unwrap_err();
         assert!(e.to_string().contains("broken on purpose"), "{e}");

@@ -35,6 +35,10 @@ pub struct Args {
     /// Opening plies that network players choose by sampling, so their games differ.
     #[arg(long, default_value_t = 0)]
     random_plies: u32,
+    /// Plies played uniformly at random before each pair of games, the same for both games of
+    /// the pair, each player moving first in one (0: every game from the empty board).
+    #[arg(long, default_value_t = 0)]
+    opening_plies: u32,
     /// Where `best` and `latest` are found.
     #[arg(long, default_value = "models")]
     models: std::path::PathBuf,
@@ -72,6 +76,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         seed: args.seed,
         threads,
         progress: !interactive && !args.json,
+        opening_plies: args.opening_plies,
     };
     let result = play_match::<G>(
         &args.a.to_string(),

@@ -55,6 +55,8 @@ pub mod streams {
     pub const PLAYER_A: SeedStream = SeedStream::new(0xa);
     /// Player B of one arena game (index 0), from the game's seed.
     pub const PLAYER_B: SeedStream = SeedStream::new(0xb);
+    /// The random opening of one pair of arena games (index 0), from the pair's seed.
+    pub const OPENINGS: SeedStream = SeedStream::new(0x09e);
 }
 
 /// The seed of item `index` (a game of a match, a position of a test set) under `base`.
