@@ -225,10 +225,21 @@ impl RunConfig {
                 // same cost (docs/ablations.md). `--search puct` keeps PUCT's own budget: the
                 // previous default run, bit for bit.
                 c.mcts.search = SearchKind::Gumbel;
-                (c.games, c.sims) = match search.unwrap_or(c.mcts.search) {
+                let run_search = search.unwrap_or(c.mcts.search);
+                (c.games, c.sims) = match run_search {
                     SearchKind::Gumbel => (1200, 16),
                     SearchKind::Puct => (400, 64),
                 };
+                if run_search == SearchKind::Gumbel {
+                    // Self-play's games start after 4 random plies, and evaluation plays pairs
+                    // of games from 4 random plies. Without them self-play repeats itself (a
+                    // late window's 175,000 positions held 28,000-35,000 distinct ones), two
+                    // strong networks play one game 20 times a side, and the curve flattens
+                    // at 10-11% from iteration 22; with them the network alone erred on 8.0%
+                    // at iteration 15 (docs/ablations.md).
+                    c.random_opening_plies = 4;
+                    c.eval_opening_plies = 4;
+                }
                 // Two workers of 100 games in lockstep, a chunk of 200 games each: 1.75 times
                 // the positions per second of one worker of 128 (measured on 2 cores).
                 c.workers = 2;
@@ -374,7 +385,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn connect_fours_cpu_preset_plays_gumbel_and_puct_keeps_its_own_budget() {
+    fn connect_fours_cpu_preset_plays_gumbel_from_random_openings_and_puct_keeps_its_own_budget() {
         let gumbel = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
         assert_eq!(
             (gumbel.mcts.search, gumbel.games, gumbel.sims),
@@ -387,11 +398,20 @@ mod tests {
             (puct.mcts.search, puct.games, puct.sims),
             (SearchKind::Puct, 400, 64)
         );
+        // Gumbel's run starts games from random openings (measured with it); PUCT's is the
+        // previous default run, without them.
+        assert_eq!(
+            (gumbel.random_opening_plies, gumbel.eval_opening_plies),
+            (4, 4)
+        );
+        assert_eq!((puct.random_opening_plies, puct.eval_opening_plies), (0, 0));
         // Nothing else differs: the same network, training and evaluation.
         let same_budget = RunConfig {
             mcts: puct.mcts,
             games: puct.games,
             sims: puct.sims,
+            random_opening_plies: 0,
+            eval_opening_plies: 0,
             ..gumbel
         };
         assert_eq!(same_budget, puct);
