@@ -1128,6 +1128,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             chunk_games: b.0,
             temperature_plies: b.1,
             random_opening_plies: b.1 / 2,
+            random_opening_share: c.3 as f64,
             mcts: b.2,
             playout_cap: None,
             train_steps: b.3,

@@ -33,6 +33,10 @@ pub struct RunConfig {
     /// before the setting.
     #[serde(default)]
     pub random_opening_plies: u32,
+    /// The share of self-play games that start with those random plies (chosen from each
+    /// game's seed); the others start from the empty board. 1 in runs from before the setting.
+    #[serde(default = "every_game")]
+    pub random_opening_share: f64,
     pub mcts: MctsConfig,
     /// Playout cap randomization: most self-play moves get a cheap search (absent: every
     /// move gets the full `sims`).
@@ -83,6 +87,11 @@ pub struct RunConfig {
 pub struct PlayoutCap {
     pub full_fraction: f64,
     pub fast_sims: u32,
+}
+
+/// The share of games with random openings of runs from before the share was a setting.
+fn every_game() -> f64 {
+    1.0
 }
 
 /// The chunk size of runs from before chunks were fixed ranges of games.
@@ -146,6 +155,7 @@ impl RunConfig {
             chunk_games: 64,
             temperature_plies: 8,
             random_opening_plies: 0,
+            random_opening_share: 1.0,
             playout_cap: None,
             mcts: MctsConfig {
                 noise_fraction: 0.25,
@@ -357,6 +367,8 @@ impl RunConfig {
         within("value_target_mix", mix, unit(mix), "from 0 to 1");
         let gate = self.promote_threshold;
         within("promote_threshold", gate, unit(gate), "from 0 to 1");
+        let share = self.random_opening_share;
+        within("random_opening_share", share, unit(share), "from 0 to 1");
         let m = &self.mcts;
         let c = m.c_puct as f64;
         within("mcts.c_puct", c, c > 0.0, "above 0");

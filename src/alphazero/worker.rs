@@ -47,6 +47,8 @@ struct Slot<G: Game> {
     /// policy target) rather than a playout cap's cheap one.
     sims: u32,
     full: bool,
+    /// The plies this game opens with at random.
+    random_plies: u32,
 }
 
 impl<G: Game> Slot<G> {
@@ -68,6 +70,23 @@ impl<G: Game> Slot<G> {
         }
     }
 }
+
+/// The random opening plies of the game seeded `seed`: all of the run's in a
+/// `random_opening_share` of the games, none in the others. Decided from the seed rather than
+/// drawn from the game's generator, so that games with every game opening at random stay
+/// as they were before the share existed.
+fn random_plies(cfg: &RunConfig, seed: u64) -> u32 {
+    let share = cfg.random_opening_share;
+    let draw = (mix64(seed ^ OPENING_SALT) >> 11) as f64 / (1u64 << 53) as f64;
+    if share >= 1.0 || draw < share {
+        cfg.random_opening_plies
+    } else {
+        0
+    }
+}
+
+/// Separates the opening's draw from the other uses of a game's seed.
+const OPENING_SALT: u64 = 0x09e2_1a5e_0f0c_e7a1;
 
 /// The seed of game `index` of an iteration: games are reproducible whichever worker plays them.
 pub fn game_seed(seed: u64, iteration: u32, index: u64) -> u64 {
@@ -96,13 +115,15 @@ struct Worker<'a, G: Game, E: LeafEvaluator<G>> {
 
 impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
     fn new_slot(&self, index: u64) -> Slot<G> {
+        let seed = game_seed(self.cfg.seed, self.iteration, index);
         let mut slot = Slot {
             index,
             tree: Tree::new(G::new(), self.cfg.mcts),
-            rng: rng_from_seed(game_seed(self.cfg.seed, self.iteration, index)),
+            rng: rng_from_seed(seed),
             record: GameRecord::default(),
             sims: self.cfg.sims,
             full: true,
+            random_plies: random_plies(self.cfg, seed),
         };
         slot.plan_search(self.cfg);
         slot
@@ -170,7 +191,7 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
         } else {
             0.0
         };
-        let m = if ply < self.cfg.random_opening_plies {
+        let m = if ply < s.random_plies {
             // The search still ran: its policy is this position's target all the same.
             let moves = s.tree.root_pos().legal_moves();
             moves[s.rng.random_range(0..moves.len())]
@@ -269,4 +290,30 @@ pub fn run_worker<G: Game, E: LeafEvaluator<G>>(
         w.advance_games(next_game, done)?;
     }
     Ok(w.stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::GameKind;
+
+    #[test]
+    fn a_share_of_the_games_opens_at_random() {
+        let mut cfg = RunConfig::preset("tiny", GameKind::Connect4, false).unwrap();
+        cfg.random_opening_plies = 4;
+        let opening = |cfg: &RunConfig| {
+            (0..10_000)
+                .filter(|&i| random_plies(cfg, game_seed(3, 1, i)) == 4)
+                .count()
+        };
+        assert_eq!(opening(&cfg), 10_000);
+        cfg.random_opening_share = 0.25;
+        let n = opening(&cfg);
+        assert!((2_300..2_700).contains(&n), "{n} of 10,000");
+        cfg.random_opening_share = 0.0;
+        assert_eq!(opening(&cfg), 0);
+        // A game opens with the run's random plies or none.
+        cfg.random_opening_share = 0.5;
+        assert!((0..100).all(|i| [0, 4].contains(&random_plies(&cfg, game_seed(3, 1, i)))));
+    }
 }
