@@ -302,6 +302,18 @@ fn interrupted_training_resumes_exactly() {
     assert!(e.contains("unusable") && e.contains("shape"), "{e}");
 }
 
+/// The self-play tests' tic-tac-toe network: `cfg`'s shape, fixed first weights.
+fn tictactoe_net(cfg: &RunConfig) -> Net {
+    Net::new_seeded(
+        "tictactoe",
+        cfg.arch,
+        Shape::of::<TicTacToe>(),
+        default_device(),
+        7,
+    )
+    .unwrap()
+}
+
 /// A chunk of games is the same whichever worker plays it and however many workers there are:
 /// one worker and two play the same games, bit for bit, and write the same chunk files.
 #[test]
@@ -314,21 +326,11 @@ fn self_play_does_not_depend_on_the_number_of_workers() {
     cfg.games = 30;
     cfg.chunk_games = 8;
     cfg.parallel_games = 5;
-    let net = || {
-        Net::new_seeded(
-            "tictactoe",
-            cfg.arch,
-            Shape::of::<TicTacToe>(),
-            default_device(),
-            7,
-        )
-        .unwrap()
-    };
     let mut runs = Vec::new();
     for workers in [1, 2] {
         cfg.workers = workers;
         let data = dir.join(format!("data-{workers}"));
-        let stats = self_play::<TicTacToe>(&cfg, net(), 1, &data, false).unwrap();
+        let stats = self_play::<TicTacToe>(&cfg, tictactoe_net(&cfg), 1, &data, false).unwrap();
         assert_eq!(stats.games, 30);
         let mut chunks: Vec<(String, Vec<u8>)> = std::fs::read_dir(data.join("iter-0001"))
             .unwrap()
@@ -379,14 +381,7 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
     let mut runs = Vec::new();
     for workers in [1, 2] {
         cfg.workers = workers;
-        let net = Net::new_seeded(
-            "tictactoe",
-            cfg.arch,
-            Shape::of::<TicTacToe>(),
-            default_device(),
-            7,
-        )
-        .unwrap();
+        let net = tictactoe_net(&cfg);
         let data = tmp.path().join(format!("data-{workers}"));
         self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
         runs.push(read_iteration(&data, "tictactoe", 9, 1).unwrap());
@@ -427,14 +422,7 @@ fn random_opening_plies_spread_the_openings() {
     cfg.temperature_plies = 0;
     cfg.mcts.noise_fraction = 0.0;
     cfg.random_opening_plies = 2;
-    let net = Net::new_seeded(
-        "tictactoe",
-        cfg.arch,
-        Shape::of::<TicTacToe>(),
-        default_device(),
-        7,
-    )
-    .unwrap();
+    let net = tictactoe_net(&cfg);
     let data = tmp.path().join("data");
     self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
     let games = read_iteration(&data, "tictactoe", 9, 1).unwrap();
