@@ -96,6 +96,82 @@ fn arena_json_has_the_documented_fields() {
 }
 
 #[test]
+fn arena_records_every_game_as_played() {
+    use zero::games::{Connect4, Game, Outcome, Player};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("games.jsonl");
+    let file_arg = file.to_str().unwrap();
+    let (code, out, err) = zero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "minimax:2",
+        "random",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "--opening-plies",
+        "2",
+        "--record",
+        file_arg,
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let summary: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let games: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(games.len(), 6);
+    let mut a_wins = 0;
+    for (i, g) in games.iter().enumerate() {
+        assert_eq!(g["game"], i as u64);
+        let a_first = i % 2 == 0;
+        assert_eq!(g["first"], if a_first { "minimax:2" } else { "random" });
+        let opening = g["opening"].as_str().unwrap();
+        assert_eq!(opening.len(), 2, "{g}");
+        if i % 2 == 1 {
+            assert_eq!(opening, games[i - 1]["opening"].as_str().unwrap());
+        }
+        // The record is a Pons position string: replayed, it ends as recorded.
+        let mut pos = Connect4::new();
+        let line = format!("{opening}{}", g["moves"].as_str().unwrap());
+        for c in line.chars() {
+            let m = pos.parse_move(&c.to_string()).unwrap();
+            assert!(pos.outcome().is_none() && pos.is_legal(m), "{g}");
+            pos.play(m);
+        }
+        let result = match pos.outcome() {
+            Some(Outcome::Win(Player::First)) => "1-0",
+            Some(Outcome::Win(Player::Second)) => "0-1",
+            Some(Outcome::Draw) => "1/2-1/2",
+            None => panic!("the game did not end: {g}"),
+        };
+        assert_eq!(g["result"], result);
+        a_wins += usize::from(result == if a_first { "1-0" } else { "0-1" });
+    }
+    assert_eq!(summary["total"]["wins"], a_wins);
+    // A folder that does not exist: refused before any game is played.
+    let missing = dir.path().join("no/such/folder/games.jsonl");
+    fails_with(
+        &[
+            "arena",
+            "--game",
+            "connect4",
+            "random",
+            "random",
+            "--games",
+            "2",
+            "--record",
+            missing.to_str().unwrap(),
+        ],
+        "does not exist",
+    );
+}
+
+#[test]
 fn info_reports_libtorch() {
     let (code, out, err) = zero(&["info", "--json"]);
     assert_eq!(code, 0, "{err}");

@@ -111,23 +111,43 @@ fn play_match_game<G: Game>(
     b: &mut dyn Agent<G>,
     opts: &MatchOptions,
     i: usize,
-) -> Result<f32> {
+) -> Result<MatchGame> {
     let game_seed = item_seed(opts.seed, i as u64);
     a.new_game(streams::PLAYER_A.seed(game_seed, 0));
     b.new_game(streams::PLAYER_B.seed(game_seed, 0));
-    let start = openings::opening::<G>(opts.seed, i as u64, opts.opening_plies);
+    let (start, opening) = openings::opening_moves::<G>(opts.seed, i as u64, opts.opening_plies);
     let a_first = i.is_multiple_of(2);
-    let (outcome, _) = if a_first {
+    let (outcome, moves) = if a_first {
         play_game(a, b, &start)?
     } else {
         play_game(b, a, &start)?
     };
-    let a_side = if a_first {
-        Player::First
-    } else {
-        Player::Second
-    };
-    Ok(outcome.value_for(a_side))
+    Ok(MatchGame {
+        a_first,
+        outcome,
+        opening,
+        moves,
+    })
+}
+
+/// A game of a match as it was played.
+struct MatchGame {
+    a_first: bool,
+    outcome: Outcome,
+    /// The random plies before the players' first move ([`MatchOptions::opening_plies`]).
+    opening: Vec<Move>,
+    moves: Vec<Move>,
+}
+
+impl MatchGame {
+    fn a_value(&self) -> f32 {
+        let a_side = if self.a_first {
+            Player::First
+        } else {
+            Player::Second
+        };
+        self.outcome.value_for(a_side)
+    }
 }
 
 /// A's value of games `games` of the match (their numbers, so a shard of a match played
@@ -139,6 +159,16 @@ pub fn play_match_games<G: Game>(
     games: Range<u64>,
     opts: &MatchOptions,
 ) -> Result<Vec<f32>> {
+    let played = play_games(make_a, make_b, games, opts)?;
+    Ok(played.iter().map(MatchGame::a_value).collect())
+}
+
+fn play_games<G: Game>(
+    make_a: &AgentFactory<G>,
+    make_b: &AgentFactory<G>,
+    games: Range<u64>,
+    opts: &MatchOptions,
+) -> Result<Vec<MatchGame>> {
     let n = games.end.saturating_sub(games.start);
     let task = progress::task(n, "games", opts.progress);
     let players = || -> Result<_> { Ok((make_a()?, make_b()?)) };
@@ -211,10 +241,86 @@ pub fn play_match<G: Game>(
     make_b: &AgentFactory<G>,
     opts: &MatchOptions,
 ) -> Result<MatchResult> {
+    Ok(play_match_recorded(a_name, b_name, make_a, make_b, opts)?.0)
+}
+
+/// [`play_match`], and every game as it was played, game 0 first.
+pub fn play_match_recorded<G: Game>(
+    a_name: &str,
+    b_name: &str,
+    make_a: &AgentFactory<G>,
+    make_b: &AgentFactory<G>,
+    opts: &MatchOptions,
+) -> Result<(MatchResult, Vec<GameRecord>)> {
     let started = Instant::now();
-    let values = play_match_games(make_a, make_b, 0..opts.games, opts)?;
+    let played = play_games(make_a, make_b, 0..opts.games, opts)?;
     let seconds = started.elapsed().as_secs_f64();
-    Ok(match_result::<G>(a_name, b_name, &values, seconds))
+    let values: Vec<f32> = played.iter().map(MatchGame::a_value).collect();
+    let result = match_result::<G>(a_name, b_name, &values, seconds);
+    let records = played
+        .iter()
+        .enumerate()
+        .map(|(i, g)| GameRecord::new::<G>(i as u64, a_name, b_name, g))
+        .collect();
+    Ok((result, records))
+}
+
+/// One game of a match in the game's own notation (`zero arena --record`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// The game's number in the match; A moves first in even-numbered games.
+    pub game: u64,
+    pub first: String,
+    pub second: String,
+    /// The random plies before the players' first move, then the players' moves. Joined
+    /// without spaces where every move is one character, so a Connect Four game is a Pons
+    /// position string (`zero solve` reads its prefixes), else with spaces.
+    pub opening: String,
+    pub moves: String,
+    /// `1-0` (the first player won), `0-1` or `1/2-1/2`.
+    pub result: String,
+}
+
+impl GameRecord {
+    fn new<G: Game>(game: u64, a_name: &str, b_name: &str, played: &MatchGame) -> GameRecord {
+        let (first, second) = if played.a_first {
+            (a_name, b_name)
+        } else {
+            (b_name, a_name)
+        };
+        let mut pos = G::new();
+        let mut notate = |moves: &[Move]| -> String {
+            let names: Vec<String> = moves
+                .iter()
+                .map(|&m| {
+                    let name = pos.format_move(m);
+                    pos.play(m);
+                    name
+                })
+                .collect();
+            let sep = if names.iter().all(|n| n.chars().count() == 1) {
+                ""
+            } else {
+                " "
+            };
+            names.join(sep)
+        };
+        let opening = notate(&played.opening);
+        let moves = notate(&played.moves);
+        let result = match played.outcome {
+            Outcome::Win(Player::First) => "1-0",
+            Outcome::Win(Player::Second) => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        };
+        GameRecord {
+            game,
+            first: first.to_string(),
+            second: second.to_string(),
+            opening,
+            moves,
+            result: result.to_string(),
+        }
+    }
 }
 
 /// The result of a match from A's value of each of its games, game 0 first.

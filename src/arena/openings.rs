@@ -10,15 +10,21 @@
 use rand::Rng;
 
 use crate::core::rng::{item_seed, rng_from_seed, streams};
-use crate::games::Game;
+use crate::games::{Game, Move};
 
 /// The start of game `game` of a match seeded `seed`: the empty board after `plies` random
 /// moves, the same for both games of a pair. A move that would end the game is never drawn,
 /// and the opening stops early where only such moves are left.
 pub fn opening<G: Game>(seed: u64, game: u64, plies: u32) -> G {
+    opening_moves::<G>(seed, game, plies).0
+}
+
+/// [`opening`] and the moves that lead to it from the empty board.
+pub fn opening_moves<G: Game>(seed: u64, game: u64, plies: u32) -> (G, Vec<Move>) {
     let mut pos = G::new();
+    let mut moves = Vec::new();
     if plies == 0 {
-        return pos;
+        return (pos, moves);
     }
     let mut rng = rng_from_seed(streams::OPENINGS.seed(item_seed(seed, game / 2), 0));
     for _ in 0..plies {
@@ -34,9 +40,11 @@ pub fn opening<G: Game>(seed: u64, game: u64, plies: u32) -> G {
         if open.is_empty() {
             break;
         }
-        pos.play(open[rng.random_range(0..open.len())]);
+        let m = open[rng.random_range(0..open.len())];
+        pos.play(m);
+        moves.push(m);
     }
-    pos
+    (pos, moves)
 }
 
 #[cfg(test)]

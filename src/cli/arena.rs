@@ -3,7 +3,12 @@
 use crate::search::mcts::SearchKind;
 use anyhow::Result;
 
-use crate::arena::{play_match, MatchOptions, MatchResult};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::arena::{play_match_recorded, GameRecord, MatchOptions, MatchResult};
+use crate::core::files::write_atomic;
 use crate::core::threads::default_threads;
 use crate::games::GameKind;
 use crate::players::{BuildContext, Playable, PlayerSpec};
@@ -42,6 +47,11 @@ pub struct Args {
     /// Where `best` and `latest` are found.
     #[arg(long, default_value = "models")]
     models: std::path::PathBuf,
+    /// Also write every game to FILE, one JSON object a line: its number, who moved first,
+    /// the opening's random plies, the moves (a Connect Four game is a position string for
+    /// `zero solve`) and the result.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
@@ -50,6 +60,9 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     if args.games == 0 {
         anyhow::bail!("--games must be at least 1");
+    }
+    if let Some(path) = &args.record {
+        check_writable_dir(path)?;
     }
     crate::with_board_game!(args.game, G => run_for::<G>(&args))
 }
@@ -78,19 +91,56 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         progress: !interactive && !args.json,
         opening_plies: args.opening_plies,
     };
-    let result = play_match::<G>(
+    let (result, games) = play_match_recorded::<G>(
         &args.a.to_string(),
         &args.b.to_string(),
         &|| args.a.build::<G>(&ctx),
         &|| args.b.build::<G>(&ctx),
         &opts,
     )?;
+    if let Some(path) = &args.record {
+        write_records(path, &games)?;
+    }
     if args.json {
         super::print_json(&result)
     } else {
         print!("{}", match_table(&result));
+        if let Some(path) = &args.record {
+            println!("{} games written to {}", games.len(), path.display());
+        }
         Ok(())
     }
+}
+
+/// Fails before any game is played if FILE's folder does not exist or FILE is a folder.
+fn check_writable_dir(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    anyhow::ensure!(
+        dir.is_dir(),
+        "cannot write the games to {}: the folder {} does not exist",
+        path.display(),
+        dir.display()
+    );
+    anyhow::ensure!(
+        !path.is_dir(),
+        "cannot write the games to {}: it is a folder",
+        path.display()
+    );
+    Ok(())
+}
+
+/// The games as JSON lines, written whole or not at all.
+fn write_records(path: &Path, games: &[GameRecord]) -> Result<()> {
+    let mut text = String::new();
+    for g in games {
+        text.push_str(&serde_json::to_string(g)?);
+        text.push('\n');
+    }
+    write_atomic(path, text.as_bytes())
+        .with_context(|| format!("cannot write the games to {}", path.display()))
 }
 
 /// A match as a table in the style of the material: rows "A first", "A second", "total".
