@@ -172,6 +172,69 @@ fn arena_records_every_game_as_played() {
 }
 
 #[test]
+fn review_grades_recorded_games_per_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("games.jsonl");
+    // A game `best` drew against the solver: at move 27 only 6 kept its win (graded by the
+    // solver; tests/solver_connect4.rs checks the grading against the strong solver). Its first
+    // 20 plies are the record's opening, so only the later positions need solving. The second
+    // record is the same game with the names swapped.
+    let record = |game: u32, first: &str, second: &str| {
+        format!(
+            r#"{{"game":{game},"first":"{first}","second":"{second}","opening":"44444555572111122666","moves":"5633333663151774222777","result":"1/2-1/2"}}"#
+        )
+    };
+    std::fs::write(
+        &file,
+        format!(
+            "{}\n{}\n",
+            record(0, "net", "solver"),
+            record(1, "solver", "net")
+        ),
+    )
+    .unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/data/connect4");
+    let file_arg = file.to_str().unwrap();
+    let (code, out, err) = zero(&["review", file_arg, "--data", data, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let net = &v["players"]["net"];
+    assert_eq!(net["games"], 2);
+    assert_eq!(net["games_with_mistakes"], 1, "{v}");
+    assert_eq!(net["first_mistake_moves"], serde_json::json!([27]));
+    // In game 1 the solver is the name of the first player: the same move is its mistake.
+    assert_eq!(
+        v["players"]["solver"]["first_mistake_moves"],
+        serde_json::json!([27])
+    );
+    let m = &v["games"][0]["mistakes"][0];
+    assert_eq!(m["player"], "net");
+    assert_eq!(m["move_number"], 27);
+    assert_eq!(m["position"], "44444555572111122666563333");
+    assert_eq!(m["played"], 3);
+    assert_eq!(
+        (m["before"].as_i64(), m["after"].as_i64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(m["best"], serde_json::json!([6]));
+    let (code, table, err) = zero(&["review", file_arg, "--data", data]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        table.contains("at '44444555572111122666563333' played 3, win to draw (6 kept the win)"),
+        "{table}"
+    );
+    // Not a record, and a move that is not a column: the file and line are named.
+    std::fs::write(&file, "{\"game\":0}\n").unwrap();
+    fails_with(&["review", file_arg, "--data", data], "line 1");
+    std::fs::write(
+        &file,
+        r#"{"game":0,"first":"a","second":"b","opening":"","moves":"449","result":"1-0"}"#,
+    )
+    .unwrap();
+    fails_with(&["review", file_arg, "--data", data], "not a column 1-7");
+}
+
+#[test]
 fn info_reports_libtorch() {
     let (code, out, err) = zero(&["info", "--json"]);
     assert_eq!(code, 0, "{err}");

@@ -282,3 +282,78 @@ fn the_repository_opening_book_is_complete_and_consistent() {
         assert_eq!(solver.solve(&pos(text)), want, "{text} solved");
     }
 }
+
+/// `zero review`'s grading of played moves: in the all-centre opening `444444` only columns 3
+/// and 5 keep the first player's win (`zero solve` of its children: 1, 0, -1, -1, 0, 1), so 6
+/// there is the line's one mistake, and none of the centre moves before it is one (the second
+/// player's are all lost anyway). Plies of a random opening are not graded; malformed lines
+/// are errors.
+#[test]
+fn review_finds_the_move_that_throws_a_win_away() {
+    use zero::arena::review::Grader;
+    use zero::solvers::connect4_book::Book;
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/connect4");
+    let mut solver = Solver::new(1 << 20);
+    let book = Book::load(&Book::find_deepest(&dir).unwrap()).unwrap();
+    solver.set_book(Box::new(std::sync::Arc::new(book)));
+    let mut grader = Grader::new(solver);
+    let found = grader.mistakes("4444446", 0).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let m = &found[0];
+    assert_eq!(
+        (m.move_number, m.position.as_str(), m.played),
+        (7, "444444", 6)
+    );
+    assert_eq!((m.before, m.after), (1, 0));
+    assert_eq!(m.best, vec![3, 5]);
+    // The same line with its first 7 plies an opening: nothing to grade.
+    assert!(grader.mistakes("4444446", 7).unwrap().is_empty());
+    // Random games after a 12-ply opening: the mistakes are those of the strong solver's move
+    // scores (a move whose score has a worse sign than the best move's).
+    let mut oracle = Oracle::new(1 << 20, None).unwrap();
+    let mut graded_mistakes = 0;
+    for seed in 0..4 {
+        let mut rng = rng_from_seed(seed);
+        let mut g = Connect4::new();
+        let mut line = String::new();
+        while g.outcome().is_none() {
+            let moves = g.legal_moves();
+            let m = moves[rng.random_range(0..moves.len())];
+            line.push_str(&g.format_move(m));
+            g.play(m);
+        }
+        let mut expected = Vec::new();
+        let mut p = Position::from_game(&Connect4::new());
+        for (ply, c) in line.chars().enumerate() {
+            let col = c.to_digit(10).unwrap() as usize - 1;
+            if ply >= 12 {
+                let scores = oracle.move_scores(&p).unwrap();
+                let best = scores.iter().flatten().max().unwrap().signum();
+                let played = scores[col].unwrap().signum();
+                if played < best {
+                    let keep: Vec<usize> = (0..7)
+                        .filter(|&m| scores[m].is_some_and(|s| s.signum() == best))
+                        .map(|m| m + 1)
+                        .collect();
+                    expected.push((ply + 1, col + 1, best, played, keep));
+                }
+            }
+            if p.is_winning_move(col) {
+                break;
+            }
+            p.play_col(col);
+        }
+        let found: Vec<_> = grader
+            .mistakes(&line, 12)
+            .unwrap()
+            .into_iter()
+            .map(|m| (m.move_number, m.played, m.before, m.after, m.best))
+            .collect();
+        assert_eq!(found, expected, "{line}");
+        graded_mistakes += expected.len();
+    }
+    assert!(graded_mistakes > 0, "random play makes mistakes");
+    for bad in ["44a", "4444444", "12121213", "8"] {
+        assert!(grader.mistakes(bad, 0).is_err(), "{bad}");
+    }
+}

@@ -25,6 +25,7 @@ pub mod accuracy;
 pub mod elo;
 pub mod grading;
 pub mod openings;
+pub mod review;
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -14,6 +14,7 @@ mod perft;
 mod play;
 mod qlearn;
 mod report;
+mod review;
 mod run_args;
 mod serve;
 mod solve;
@@ -46,6 +47,8 @@ enum Command {
     Info(info::Args),
     /// Play a match between two players and print wins, losses, draws and Elo.
     Arena(arena::Args),
+    /// Grade recorded Connect Four games (`arena --record`) move by move with the solver.
+    Review(review::Args),
     /// Count move sequences and distinct positions ply by ply.
     Perft(perft::Args),
     /// Play a game in the terminal against a player.
@@ -90,6 +93,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Info(a) => info::run(a),
         Command::Arena(a) => arena::run(a),
+        Command::Review(a) => review::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Play(a) => play::run(a),
         Command::Cycle(a) => cycle::run(a),

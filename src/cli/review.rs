@@ -1,0 +1,202 @@
+//! `zero review`: the Connect Four games of `zero arena --record` graded move by move with the
+//! solver: each game's mistakes, and per player how many games it spoiled and where.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::arena::review::{Grader, Mistake};
+use crate::arena::GameRecord;
+use crate::players::DEFAULT_SOLVER_DIR;
+use crate::solvers::connect4::{Solver, DEFAULT_TABLE_ENTRIES};
+use crate::solvers::connect4_book::Book;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Games written by `zero arena --game connect4 ... --record FILE`.
+    file: PathBuf,
+    /// Where the solver's opening book is (without one the first plies take very long).
+    #[arg(long, default_value = DEFAULT_SOLVER_DIR)]
+    data: PathBuf,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct GameReview {
+    game: u64,
+    first: String,
+    second: String,
+    result: String,
+    mistakes: Vec<NamedMistake>,
+}
+
+/// A mistake and the name of the player who made it.
+#[derive(Serialize)]
+struct NamedMistake {
+    player: String,
+    #[serde(flatten)]
+    mistake: Mistake,
+}
+
+#[derive(Serialize, Default)]
+struct PlayerSummary {
+    games: usize,
+    /// Games in which it made at least one mistake.
+    games_with_mistakes: usize,
+    mistakes: usize,
+    /// The number of its first mistaken move in each game that has one, earliest first.
+    first_mistake_moves: Vec<usize>,
+}
+
+#[derive(Serialize)]
+struct Review {
+    games: Vec<GameReview>,
+    players: BTreeMap<String, PlayerSummary>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let records = read_records(&args.file)?;
+    let mut solver = Solver::new(DEFAULT_TABLE_ENTRIES);
+    if let Some(path) = Book::find_deepest(&args.data) {
+        solver.set_book(Box::new(std::sync::Arc::new(Book::load(&path)?)));
+    }
+    let mut grader = Grader::new(solver);
+    let mut games = Vec::new();
+    for r in records {
+        let line = format!("{}{}", r.opening, r.moves);
+        let mistakes = grader
+            .mistakes(&line, r.opening.len())
+            .with_context(|| format!("game {} of {}", r.game, args.file.display()))?;
+        let named = mistakes
+            .into_iter()
+            .map(|m| {
+                let name = if m.move_number % 2 == 1 {
+                    &r.first
+                } else {
+                    &r.second
+                };
+                NamedMistake {
+                    player: name.clone(),
+                    mistake: m,
+                }
+            })
+            .collect();
+        games.push(GameReview {
+            game: r.game,
+            first: r.first,
+            second: r.second,
+            result: r.result,
+            mistakes: named,
+        });
+    }
+    let review = Review {
+        players: summarize(&games),
+        games,
+    };
+    if args.json {
+        return super::print_json(&review);
+    }
+    print!("{}", review_table(&review));
+    Ok(())
+}
+
+/// The records of FILE, with the line of any that cannot be read.
+fn read_records(path: &Path) -> Result<Vec<GameRecord>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the games in {}", path.display()))?;
+    let records: Vec<GameRecord> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).with_context(|| {
+                format!(
+                    "{} line {}: not a game of `zero arena --record`",
+                    path.display(),
+                    i + 1
+                )
+            })
+        })
+        .collect::<Result<_>>()?;
+    anyhow::ensure!(!records.is_empty(), "no games in {}", path.display());
+    Ok(records)
+}
+
+fn summarize(games: &[GameReview]) -> BTreeMap<String, PlayerSummary> {
+    let mut players: BTreeMap<String, PlayerSummary> = BTreeMap::new();
+    for g in games {
+        for (side, name) in [(0, &g.first), (1, &g.second)] {
+            let s = players.entry(name.clone()).or_default();
+            s.games += 1;
+            let own: Vec<&Mistake> = g
+                .mistakes
+                .iter()
+                .map(|n| &n.mistake)
+                .filter(|m| (m.move_number + 1) % 2 == side)
+                .collect();
+            if let Some(first) = own.first() {
+                s.games_with_mistakes += 1;
+                s.first_mistake_moves.push(first.move_number);
+            }
+            s.mistakes += own.len();
+        }
+    }
+    for s in players.values_mut() {
+        s.first_mistake_moves.sort_unstable();
+    }
+    players
+}
+
+fn review_table(r: &Review) -> String {
+    let value = |v: i32| match v {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    };
+    let mut s = String::new();
+    for g in &r.games {
+        s.push_str(&format!(
+            "game {} ({} first, {} second): {}\n",
+            g.game, g.first, g.second, g.result
+        ));
+        for NamedMistake { player, mistake: m } in &g.mistakes {
+            let best: Vec<String> = m.best.iter().map(|c| c.to_string()).collect();
+            s.push_str(&format!(
+                "  move {:>2} {}: at '{}' played {}, {} to {} ({} kept the {})\n",
+                m.move_number,
+                player,
+                m.position,
+                m.played,
+                value(m.before),
+                value(m.after),
+                best.join(", "),
+                value(m.before)
+            ));
+        }
+    }
+    let width = r.players.keys().map(|n| n.len()).max().unwrap_or(0).max(6);
+    s.push_str(&format!(
+        "\n{:<width$}  games  with mistakes  mistakes  first mistake at move\n",
+        "player"
+    ));
+    for (name, p) in &r.players {
+        let moves: Vec<String> = p
+            .first_mistake_moves
+            .iter()
+            .map(|x| x.to_string())
+            .collect();
+        s.push_str(&format!(
+            "{:<width$}  {:>5}  {:>13}  {:>8}  {}\n",
+            name,
+            p.games,
+            p.games_with_mistakes,
+            p.mistakes,
+            moves.join(" ")
+        ));
+    }
+    s
+}
