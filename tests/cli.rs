@@ -127,7 +127,10 @@ fn arena_records_every_game_as_played() {
     assert_eq!(games.len(), 6);
     let mut a_wins = 0;
     for (i, g) in games.iter().enumerate() {
-        assert_eq!(g["game"], i as u64);
+        assert_eq!(
+            (g["game"].as_str(), g["number"].as_u64()),
+            (Some("connect4"), Some(i as u64))
+        );
         let a_first = i % 2 == 0;
         assert_eq!(g["first"], if a_first { "minimax:2" } else { "random" });
         let opening = g["opening"].as_str().unwrap();
@@ -181,7 +184,7 @@ fn review_grades_recorded_games_per_player() {
     // record is the same game with the names swapped.
     let record = |game: u32, first: &str, second: &str| {
         format!(
-            r#"{{"game":{game},"first":"{first}","second":"{second}","opening":"44444555572111122666","moves":"5633333663151774222777","result":"1/2-1/2"}}"#
+            r#"{{"game":"connect4","number":{game},"first":"{first}","second":"{second}","opening":"44444555572111122666","moves":"5633333663151774222777","result":"1/2-1/2"}}"#
         )
     };
     std::fs::write(
@@ -228,10 +231,20 @@ fn review_grades_recorded_games_per_player() {
     fails_with(&["review", file_arg, "--data", data], "line 1");
     std::fs::write(
         &file,
-        r#"{"game":0,"first":"a","second":"b","opening":"","moves":"449","result":"1-0"}"#,
+        r#"{"game":"connect4","number":0,"first":"a","second":"b","opening":"","moves":"449","result":"1-0"}"#,
     )
     .unwrap();
     fails_with(&["review", file_arg, "--data", data], "not a column 1-7");
+    // A tic-tac-toe game is not graded as a Connect Four one, though its cells are digits too.
+    std::fs::write(
+        &file,
+        r#"{"game":"tictactoe","number":0,"first":"a","second":"b","opening":"","moves":"1234567","result":"1-0"}"#,
+    )
+    .unwrap();
+    fails_with(
+        &["review", file_arg, "--data", data],
+        "Connect Four games only",
+    );
 }
 
 #[test]

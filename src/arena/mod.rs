@@ -269,8 +269,10 @@ pub fn play_match_recorded<G: Game>(
 /// One game of a match in the game's own notation (`zero arena --record`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
+    /// The game's name (`connect4`, ...), as in [`MatchResult::game`].
+    pub game: String,
     /// The game's number in the match; A moves first in even-numbered games.
-    pub game: u64,
+    pub number: u64,
     pub first: String,
     pub second: String,
     /// The random plies before the players' first move, then the players' moves. Joined
@@ -283,7 +285,7 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    fn new<G: Game>(game: u64, a_name: &str, b_name: &str, played: &MatchGame) -> GameRecord {
+    fn new<G: Game>(number: u64, a_name: &str, b_name: &str, played: &MatchGame) -> GameRecord {
         let (first, second) = if played.a_first {
             (a_name, b_name)
         } else {
@@ -314,7 +316,8 @@ impl GameRecord {
             Outcome::Draw => "1/2-1/2",
         };
         GameRecord {
-            game,
+            game: G::NAME.to_string(),
+            number,
             first: first.to_string(),
             second: second.to_string(),
             opening,

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::arena::review::{Grader, Mistake};
 use crate::arena::GameRecord;
+use crate::games::{Connect4, Game};
 use crate::players::DEFAULT_SOLVER_DIR;
 use crate::solvers::connect4::{Solver, DEFAULT_TABLE_ENTRIES};
 use crate::solvers::connect4_book::Book;
@@ -27,7 +28,7 @@ pub struct Args {
 
 #[derive(Serialize)]
 struct GameReview {
-    game: u64,
+    number: u64,
     first: String,
     second: String,
     result: String,
@@ -70,7 +71,7 @@ pub fn run(args: Args) -> Result<()> {
         let line = format!("{}{}", r.opening, r.moves);
         let mistakes = grader
             .mistakes(&line, r.opening.len())
-            .with_context(|| format!("game {} of {}", r.game, args.file.display()))?;
+            .with_context(|| format!("game {} of {}", r.number, args.file.display()))?;
         let named = mistakes
             .into_iter()
             .map(|m| {
@@ -86,7 +87,7 @@ pub fn run(args: Args) -> Result<()> {
             })
             .collect();
         games.push(GameReview {
-            game: r.game,
+            number: r.number,
             first: r.first,
             second: r.second,
             result: r.result,
@@ -113,13 +114,16 @@ fn read_records(path: &Path) -> Result<Vec<GameRecord>> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
-            serde_json::from_str(l).with_context(|| {
-                format!(
-                    "{} line {}: not a game of `zero arena --record`",
-                    path.display(),
-                    i + 1
-                )
-            })
+            let at = || format!("{} line {}", path.display(), i + 1);
+            let r: GameRecord = serde_json::from_str(l)
+                .with_context(|| format!("{}: not a game of `zero arena --record`", at()))?;
+            anyhow::ensure!(
+                r.game == Connect4::NAME,
+                "{}: a game of {}; zero review grades Connect Four games only",
+                at(),
+                r.game
+            );
+            Ok(r)
         })
         .collect::<Result<_>>()?;
     anyhow::ensure!(!records.is_empty(), "no games in {}", path.display());
@@ -161,7 +165,7 @@ fn review_table(r: &Review) -> String {
     for g in &r.games {
         s.push_str(&format!(
             "game {} ({} first, {} second): {}\n",
-            g.game, g.first, g.second, g.result
+            g.number, g.first, g.second, g.result
         ));
         for NamedMistake { player, mistake: m } in &g.mistakes {
             let best: Vec<String> = m.best.iter().map(|c| c.to_string()).collect();
