@@ -294,8 +294,7 @@ fn review_finds_the_move_that_throws_a_win_away() {
     use zero::solvers::connect4_book::Book;
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/connect4");
     let mut solver = Solver::new(1 << 20);
-    let book = Book::load(&Book::find_deepest(&dir).unwrap()).unwrap();
-    solver.set_book(Box::new(std::sync::Arc::new(book)));
+    solver.set_book(Box::new(Book::load_deepest(&dir).unwrap().unwrap()));
     let mut grader = Grader::new(solver);
     let found = grader.mistakes("4444446", 0).unwrap();
     assert_eq!(found.len(), 1, "{found:?}");

@@ -10,7 +10,6 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -409,8 +408,8 @@ pub fn label_connect4(
         .iter()
         .map(|(_, s)| parse_position::<Connect4>(s))
         .collect::<Result<Vec<_>>>()?;
-    let book = match book_dir.and_then(Book::find_deepest) {
-        Some(path) => Some(Arc::new(Book::load(&path)?)),
+    let book = match book_dir {
+        Some(dir) => Book::load_deepest(dir)?,
         None => None,
     };
     let solver = || -> Result<Solver> {

@@ -62,8 +62,8 @@ struct Review {
 pub fn run(args: Args) -> Result<()> {
     let records = read_records(&args.file)?;
     let mut solver = Solver::new(DEFAULT_TABLE_ENTRIES);
-    if let Some(path) = Book::find_deepest(&args.data) {
-        solver.set_book(Box::new(std::sync::Arc::new(Book::load(&path)?)));
+    if let Some(book) = Book::load_deepest(&args.data)? {
+        solver.set_book(Box::new(book));
     }
     let mut grader = Grader::new(solver);
     let mut games = Vec::new();

@@ -130,6 +130,13 @@ impl Book {
             scores: self.scores.clone(),
         })
     }
+    /// The deepest book of `dir` loaded and ready to share between solvers, if it has one.
+    pub fn load_deepest(dir: &Path) -> Result<Option<Arc<Book>>> {
+        match Book::find_deepest(dir) {
+            Some(path) => Ok(Some(Arc::new(Book::load(&path)?))),
+            None => Ok(None),
+        }
+    }
     /// The deepest `book-N.bin` in `dir`, if any.
     pub fn find_deepest(dir: &Path) -> Option<PathBuf> {
         let entries = std::fs::read_dir(dir).ok()?;

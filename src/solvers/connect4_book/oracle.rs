@@ -40,8 +40,7 @@ impl Oracle {
         let mut solver = Solver::new(table_entries);
         let (mut book, mut cache) = (None, None);
         if let Some(dir) = dir {
-            if let Some(path) = Book::find_deepest(dir) {
-                let b = Arc::new(Book::load(&path)?);
+            if let Some(b) = Book::load_deepest(dir)? {
                 solver.set_book(Box::new(b.clone()));
                 book = Some(b);
             }
