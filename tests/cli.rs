@@ -226,6 +226,13 @@ fn review_grades_recorded_games_per_player() {
         table.contains("at '44444555572111122666563333' played 3, win to draw (6 kept the win)"),
         "{table}"
     );
+    // Without a book the grades are the same, and the user is told why it may be slow.
+    let no_book = tempfile::tempdir().unwrap();
+    let no_book_arg = no_book.path().to_str().unwrap();
+    let (code, out_no_book, err) = zero(&["review", file_arg, "--data", no_book_arg, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no opening book"), "{err}");
+    assert_eq!(out_no_book, out);
     // Not a record, and a move that is not a column: the file and line are named.
     std::fs::write(&file, "{\"game\":0}\n").unwrap();
     fails_with(&["review", file_arg, "--data", data], "line 1");

@@ -75,12 +75,26 @@ impl GameResults {
         r
     }
 
-    /// The shares of first-player wins, draws and second-player wins, in whole percent (each
-    /// rounded on its own, as the report and the stage's line show them).
+    /// The shares of first-player wins, draws and second-player wins, in whole percent, as
+    /// the report and the stage's line show them: rounded by largest remainder, so that they
+    /// add up to 100 (1/1/1 games: 34/33/33, not 33/33/33); none played: 0/0/0.
     pub fn percentages(&self) -> [f64; 3] {
-        let n = (self.first_player_wins + self.draws + self.second_player_wins).max(1) as f64;
-        [self.first_player_wins, self.draws, self.second_player_wins]
-            .map(|k| (100.0 * k as f64 / n).round())
+        let counts = [self.first_player_wins, self.draws, self.second_player_wins];
+        let n: u64 = counts.iter().sum();
+        if n == 0 {
+            return [0.0; 3];
+        }
+        // In integers, so that equal shares tie exactly.
+        let mut whole = counts.map(|k| 100 * k / n);
+        let remainder = counts.map(|k| 100 * k % n);
+        let missing = 100 - whole.iter().sum::<u64>();
+        let mut by_remainder = [0, 1, 2];
+        // Stable: of equal remainders, the earlier share gets the point.
+        by_remainder.sort_by_key(|&i| std::cmp::Reverse(remainder[i]));
+        for &i in by_remainder.iter().take(missing as usize) {
+            whole[i] += 1;
+        }
+        whole.map(|w| w as f64)
     }
 }
 
@@ -327,5 +341,32 @@ fn write_chunks<G: Game>(rx: &Receiver<(u64, GameRecord)>, run: &ChunkRun) -> Re
     match failure {
         Some(e) => Err(e),
         None => Ok(written),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GameResults;
+
+    fn shares(first: u64, draws: u64, second: u64) -> [f64; 3] {
+        GameResults {
+            first_player_wins: first,
+            draws,
+            second_player_wins: second,
+        }
+        .percentages()
+    }
+
+    #[test]
+    fn percentages_add_up_to_100() {
+        assert_eq!(shares(1, 1, 1), [34.0, 33.0, 33.0]);
+        // Rounded each on its own these were 17/17/67: 101.
+        assert_eq!(shares(1, 1, 4), [17.0, 17.0, 66.0]);
+        assert_eq!(shares(600, 144, 456), [50.0, 12.0, 38.0]);
+        assert_eq!(shares(0, 7, 0), [0.0, 100.0, 0.0]);
+        assert_eq!(shares(0, 0, 0), [0.0, 0.0, 0.0]);
+        for (a, b, c) in [(1, 2, 3), (5, 5, 1), (333, 333, 334), (2, 3, 1195)] {
+            assert_eq!(shares(a, b, c).iter().sum::<f64>(), 100.0, "{a}/{b}/{c}");
+        }
     }
 }

@@ -62,8 +62,15 @@ struct Review {
 pub fn run(args: Args) -> Result<()> {
     let records = read_records(&args.file)?;
     let mut solver = Solver::new(DEFAULT_TABLE_ENTRIES);
-    if let Some(book) = Book::load_deepest(&args.data)? {
-        solver.set_book(Box::new(book));
+    match Book::load_deepest(&args.data)? {
+        Some(book) => solver.set_book(Box::new(book)),
+        // Not an error: the grades are the same, only the first plies are solved from scratch.
+        None => eprintln!(
+            "note: no opening book (book-N.bin) in {}: the first moves of each game may take \
+             minutes to grade; `zero solve --build-book 4 --data {}` writes one",
+            args.data.display(),
+            args.data.display()
+        ),
     }
     let mut grader = Grader::new(solver);
     let mut games = Vec::new();
