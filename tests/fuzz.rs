@@ -36,7 +36,7 @@ use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseResult, TestRunner};
 
-use zero::alphazero::config::{GradeConfig, RunConfig};
+use zero::alphazero::config::{GradeConfig, LearningRateDrop, RunConfig};
 use zero::alphazero::metrics::{
     parse_metrics, EvaluateRecord, SelfPlayRecord, StageRecord, TrainRecord,
 };
@@ -1134,6 +1134,14 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             train_steps: b.3,
             batch_size: b.4,
             learning_rate: c.0,
+            learning_rate_drops: if e.3 {
+                vec![LearningRateDrop {
+                    from_iteration: c.2,
+                    learning_rate: d.0,
+                }]
+            } else {
+                Vec::new()
+            },
             weight_decay: c.1,
             window: c.2,
             value_target_mix: c.3,
@@ -1166,6 +1174,7 @@ const CONFIG_TOKENS: &[&str] = &[
     "\"mcts\":",
     "\"search\":\"gumbel\"",
     "\"grade\":",
+    "\"learning_rate_drops\":",
     "\"benchmark\":",
     "\"seed\":",
     "\"iteration\":",

@@ -217,6 +217,39 @@ fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
     w
 }
 
+/// A learning-rate drop trains the iterations it reaches exactly as a run whose rate is the
+/// dropped one, and leaves the iterations before it alone.
+#[test]
+fn a_learning_rate_drop_sets_the_rate_of_its_iterations() {
+    use zero::alphazero::config::LearningRateDrop;
+    let latest_after_one_iteration = |cfg: &RunConfig| {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
+        run_cycle::<TicTacToe>(cfg, &paths, 1, None, false, &mut |_| {}).unwrap();
+        let shape = Shape::of::<TicTacToe>();
+        weights(&Net::load(&paths.latest(), "tictactoe", shape, default_device()).unwrap())
+    };
+    let plain = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    let mut lower = plain.clone();
+    lower.learning_rate = plain.learning_rate / 4.0;
+    let drop_from = |from_iteration| {
+        let mut cfg = plain.clone();
+        cfg.learning_rate_drops = vec![LearningRateDrop {
+            from_iteration,
+            learning_rate: lower.learning_rate,
+        }];
+        cfg
+    };
+    let (plain_w, lower_w) = (
+        latest_after_one_iteration(&plain),
+        latest_after_one_iteration(&lower),
+    );
+    assert_ne!(plain_w, lower_w, "the rate changes what training learns");
+    assert!(latest_after_one_iteration(&drop_from(1)) == lower_w);
+    assert!(latest_after_one_iteration(&drop_from(2)) == plain_w);
+}
+
 /// Training stopped midway (as by Ctrl-C) and run again continues from its checkpoint and ends
 /// with exactly the weights of an uninterrupted run.
 #[test]

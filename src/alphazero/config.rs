@@ -46,6 +46,11 @@ pub struct RunConfig {
     pub train_steps: u64,
     pub batch_size: usize,
     pub learning_rate: f64,
+    /// Lower learning rates for later iterations: from `from_iteration` on, training starts
+    /// each iteration at `learning_rate` instead of the one above (the last drop reached
+    /// applies); none in the presets and in runs from before the setting.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub learning_rate_drops: Vec<LearningRateDrop>,
     pub weight_decay: f64,
     /// Iterations of self-play kept in the replay window.
     pub window: u32,
@@ -87,6 +92,25 @@ pub struct RunConfig {
 pub struct PlayoutCap {
     pub full_fraction: f64,
     pub fast_sims: u32,
+}
+
+/// From iteration `from_iteration` on, training's learning rate is `learning_rate`.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LearningRateDrop {
+    pub from_iteration: u32,
+    pub learning_rate: f64,
+}
+
+impl RunConfig {
+    /// The learning rate that training starts iteration `iteration` with (each iteration's
+    /// cosine then falls to a tenth of it): the latest drop at or before it, if any.
+    pub fn learning_rate_of(&self, iteration: u32) -> f64 {
+        self.learning_rate_drops
+            .iter()
+            .filter(|d| d.from_iteration <= iteration)
+            .max_by_key(|d| d.from_iteration)
+            .map_or(self.learning_rate, |d| d.learning_rate)
+    }
 }
 
 /// The share of games with random openings of runs from before the share was a setting.
@@ -166,6 +190,7 @@ impl RunConfig {
             train_steps: 400,
             batch_size: 256,
             learning_rate: 2e-3,
+            learning_rate_drops: Vec::new(),
             weight_decay: 1e-4,
             window: 4,
             value_target_mix: 0.3,
@@ -361,6 +386,14 @@ impl RunConfig {
         let unit = |v: f64| (0.0..=1.0).contains(&v);
         let lr = self.learning_rate;
         within("learning_rate", lr, lr > 0.0, "above 0");
+        for (i, drop) in self.learning_rate_drops.iter().enumerate() {
+            let lr = drop.learning_rate;
+            let name = format!("learning_rate_drops[{i}].learning_rate");
+            within(&name, lr, lr > 0.0, "above 0");
+            let from = drop.from_iteration as f64;
+            let name = format!("learning_rate_drops[{i}].from_iteration");
+            within(&name, from, from >= 1.0, "at least 1");
+        }
         let wd = self.weight_decay;
         within("weight_decay", wd, wd >= 0.0, "0 or more");
         let mix = self.value_target_mix as f64;
@@ -481,5 +514,34 @@ mod tests {
             expected.mcts.search = SearchKind::Gumbel;
             assert_eq!(gumbel, expected, "{name} {game:?}");
         }
+    }
+
+    #[test]
+    fn learning_rate_drops_apply_from_their_iteration_on() {
+        let mut cfg = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
+        assert_eq!(cfg.learning_rate_of(60), 2e-3);
+        // Without drops the settings read as before: the field is not written.
+        let json = serde_json::to_string(&cfg).unwrap();
+        assert!(!json.contains("learning_rate_drops"), "{json}");
+        // Given in any order, the latest drop reached applies.
+        let drop = |from_iteration, learning_rate| LearningRateDrop {
+            from_iteration,
+            learning_rate,
+        };
+        cfg.learning_rate_drops = vec![drop(50, 2e-4), drop(30, 5e-4)];
+        let rates: Vec<f64> = [1, 29, 30, 49, 50, 90]
+            .map(|i| cfg.learning_rate_of(i))
+            .to_vec();
+        assert_eq!(rates, [2e-3, 2e-3, 5e-4, 5e-4, 2e-4, 2e-4]);
+        let back: RunConfig = serde_json::from_str(&serde_json::to_string(&cfg).unwrap()).unwrap();
+        assert_eq!(back, cfg);
+        cfg.learning_rate_drops = vec![drop(0, 5e-4), drop(40, 0.0)];
+        assert_eq!(
+            cfg.problems(),
+            [
+                "learning_rate_drops[0].from_iteration is 0 (must be at least 1)",
+                "learning_rate_drops[1].learning_rate is 0 (must be above 0)",
+            ]
+        );
     }
 }

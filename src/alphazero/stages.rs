@@ -115,8 +115,13 @@ pub fn stage_train<G: Game>(
         every_seconds: TRAIN_CHECKPOINT_SECONDS,
         stop_after: None,
     };
+    // Training reads its rate from the settings: this iteration's, after any drop.
+    let cfg_now = RunConfig {
+        learning_rate: cfg.learning_rate_of(iteration),
+        ..cfg.clone()
+    };
     let stats = train::<G>(
-        cfg,
+        &cfg_now,
         &mut net,
         &samples,
         streams::TRAINING_BATCHES.seed(cfg.seed, iteration as u64),
