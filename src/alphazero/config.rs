@@ -361,6 +361,10 @@ impl RunConfig {
         at_least_one("train_steps", self.train_steps);
         at_least_one("batch_size", self.batch_size as u64);
         at_least_one("window", self.window as u64);
+        for (i, drop) in self.learning_rate_drops.iter().enumerate() {
+            let name = format!("learning_rate_drops[{i}].from_iteration");
+            at_least_one(&name, drop.from_iteration as u64);
+        }
         at_least_one("eval_games", self.eval_games);
         at_least_one("eval_sims", self.eval_sims as u64);
         at_least_one("mcts.gumbel_considered", self.mcts.gumbel_considered as u64);
@@ -390,9 +394,6 @@ impl RunConfig {
             let lr = drop.learning_rate;
             let name = format!("learning_rate_drops[{i}].learning_rate");
             within(&name, lr, lr > 0.0, "above 0");
-            let from = drop.from_iteration as f64;
-            let name = format!("learning_rate_drops[{i}].from_iteration");
-            within(&name, from, from >= 1.0, "at least 1");
         }
         let wd = self.weight_decay;
         within("weight_decay", wd, wd >= 0.0, "0 or more");
