@@ -2,7 +2,7 @@
 //! alternating who moves first, spread over threads, with a deterministic result for a given
 //! seed), Elo from a tally ([`elo`]), and grading a player on solver-labelled positions:
 //! Pons' test files ([`accuracy`]) and the evaluation set of every stage of a game
-//! ([`grading`]).
+//! ([`grading`]; Connect Four's is built by [`connect4_evalset`]).
 //!
 //! ```
 //! use zero::agent::{Agent, RandomAgent};
@@ -22,6 +22,7 @@
 //! ```
 
 pub mod accuracy;
+pub mod connect4_evalset;
 pub mod elo;
 pub mod grading;
 pub mod openings;

@@ -10,9 +10,8 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::alphazero::records::read_iteration;
-use crate::arena::grading::{
-    connect4_key, label_connect4, sample_lines, sample_selfplay, CONNECT4_EVALSET_PATH,
-};
+use crate::arena::connect4_evalset::{connect4_key, label_connect4, sample_lines, sample_selfplay};
+use crate::arena::grading::CONNECT4_EVALSET_PATH;
 use crate::core::files::write_atomic;
 use crate::core::rng::SeedStream;
 use crate::core::threads::default_threads;
