@@ -181,7 +181,7 @@ fn review_grades_recorded_games_per_player() {
     // A game `best` drew against the solver: at move 27 only 6 kept its win (graded by the
     // solver; tests/solver_connect4.rs checks the grading against the strong solver). Its first
     // 20 plies are the record's opening, so only the later positions need solving. The second
-    // record is the same game with the names swapped.
+    // record is the same game with the names swapped, the third the first again.
     let record = |game: u32, first: &str, second: &str| {
         format!(
             r#"{{"game":"connect4","number":{game},"first":"{first}","second":"{second}","opening":"44444555572111122666","moves":"5633333663151774222777","result":"1/2-1/2"}}"#
@@ -190,9 +190,10 @@ fn review_grades_recorded_games_per_player() {
     std::fs::write(
         &file,
         format!(
-            "{}\n{}\n",
+            "{}\n{}\n{}\n",
             record(0, "net", "solver"),
-            record(1, "solver", "net")
+            record(1, "solver", "net"),
+            record(2, "net", "solver")
         ),
     )
     .unwrap();
@@ -202,9 +203,14 @@ fn review_grades_recorded_games_per_player() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     let net = &v["players"]["net"];
-    assert_eq!(net["games"], 2);
-    assert_eq!(net["games_with_mistakes"], 1, "{v}");
-    assert_eq!(net["first_mistake_moves"], serde_json::json!([27]));
+    assert_eq!(net["games"], 3);
+    assert_eq!(net["games_with_mistakes"], 2, "{v}");
+    assert_eq!(net["first_mistake_moves"], serde_json::json!([27, 27]));
+    // Both of its games with mistakes go wrong at the same move: counted together.
+    assert_eq!(
+        net["frequent_first_mistakes"],
+        serde_json::json!([{"position": "44444555572111122666563333", "played": 3, "games": 2}])
+    );
     // In game 1 the solver is the name of the first player: the same move is its mistake.
     assert_eq!(
         v["players"]["solver"]["first_mistake_moves"],
@@ -224,6 +230,12 @@ fn review_grades_recorded_games_per_player() {
     assert_eq!(code, 0, "{err}");
     assert!(
         table.contains("at '44444555572111122666563333' played 3, win to draw (6 kept the win)"),
+        "{table}"
+    );
+    assert!(
+        table.contains(
+            "first mistakes of net, most games first: at '44444555572111122666563333' played 3 (2)"
+        ),
         "{table}"
     );
     // Without a book the grades are the same, and the user is told why it may be slow.

@@ -51,7 +51,21 @@ struct PlayerSummary {
     mistakes: usize,
     /// The number of its first mistaken move in each game that has one, earliest first.
     first_mistake_moves: Vec<usize>,
+    /// Its first mistakes grouped by position and move, most games first: where a player
+    /// loses the thread again and again (against a deterministic opponent, a few do).
+    frequent_first_mistakes: Vec<FirstMistake>,
 }
+
+/// A first mistake made in `games` games: at `position`, column `played`.
+#[derive(Serialize, Debug, PartialEq)]
+struct FirstMistake {
+    position: String,
+    played: usize,
+    games: usize,
+}
+
+/// How many of a player's most frequent first mistakes the table lists.
+const FREQUENT_SHOWN: usize = 5;
 
 #[derive(Serialize)]
 struct Review {
@@ -139,6 +153,7 @@ fn read_records(path: &Path) -> Result<Vec<GameRecord>> {
 
 fn summarize(games: &[GameReview]) -> BTreeMap<String, PlayerSummary> {
     let mut players: BTreeMap<String, PlayerSummary> = BTreeMap::new();
+    let mut firsts: BTreeMap<String, BTreeMap<(String, usize), usize>> = BTreeMap::new();
     for g in games {
         for (side, name) in [(0, &g.first), (1, &g.second)] {
             let s = players.entry(name.clone()).or_default();
@@ -152,12 +167,30 @@ fn summarize(games: &[GameReview]) -> BTreeMap<String, PlayerSummary> {
             if let Some(first) = own.first() {
                 s.games_with_mistakes += 1;
                 s.first_mistake_moves.push(first.move_number);
+                let key = (first.position.clone(), first.played);
+                *firsts
+                    .entry(name.clone())
+                    .or_default()
+                    .entry(key)
+                    .or_default() += 1;
             }
             s.mistakes += own.len();
         }
     }
-    for s in players.values_mut() {
+    for (name, s) in players.iter_mut() {
         s.first_mistake_moves.sort_unstable();
+        let counts = firsts.remove(name).unwrap_or_default();
+        s.frequent_first_mistakes = counts
+            .into_iter()
+            .map(|((position, played), games)| FirstMistake {
+                position,
+                played,
+                games,
+            })
+            .collect();
+        // Stable: equal counts stay in position order.
+        s.frequent_first_mistakes
+            .sort_by_key(|f| std::cmp::Reverse(f.games));
     }
     players
 }
@@ -207,6 +240,21 @@ fn review_table(r: &Review) -> String {
             p.games_with_mistakes,
             p.mistakes,
             moves.join(" ")
+        ));
+    }
+    for (name, p) in &r.players {
+        if p.frequent_first_mistakes.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = p
+            .frequent_first_mistakes
+            .iter()
+            .take(FREQUENT_SHOWN)
+            .map(|f| format!("at '{}' played {} ({})", f.position, f.played, f.games))
+            .collect();
+        s.push_str(&format!(
+            "\nfirst mistakes of {name}, most games first: {}\n",
+            shown.join("; ")
         ));
     }
     s
