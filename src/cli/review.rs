@@ -153,7 +153,6 @@ fn read_records(path: &Path) -> Result<Vec<GameRecord>> {
 
 fn summarize(games: &[GameReview]) -> BTreeMap<String, PlayerSummary> {
     let mut players: BTreeMap<String, PlayerSummary> = BTreeMap::new();
-    let mut firsts: BTreeMap<String, BTreeMap<(String, usize), usize>> = BTreeMap::new();
     for g in games {
         for (side, name) in [(0, &g.first), (1, &g.second)] {
             let s = players.entry(name.clone()).or_default();
@@ -167,32 +166,34 @@ fn summarize(games: &[GameReview]) -> BTreeMap<String, PlayerSummary> {
             if let Some(first) = own.first() {
                 s.games_with_mistakes += 1;
                 s.first_mistake_moves.push(first.move_number);
-                let key = (first.position.clone(), first.played);
-                *firsts
-                    .entry(name.clone())
-                    .or_default()
-                    .entry(key)
-                    .or_default() += 1;
+                s.count_first_mistake(first);
             }
             s.mistakes += own.len();
         }
     }
-    for (name, s) in players.iter_mut() {
+    for s in players.values_mut() {
         s.first_mistake_moves.sort_unstable();
-        let counts = firsts.remove(name).unwrap_or_default();
-        s.frequent_first_mistakes = counts
-            .into_iter()
-            .map(|((position, played), games)| FirstMistake {
-                position,
-                played,
-                games,
-            })
-            .collect();
-        // Stable: equal counts stay in position order.
-        s.frequent_first_mistakes
-            .sort_by_key(|f| std::cmp::Reverse(f.games));
+        // Most games first; equal counts in position order.
+        s.frequent_first_mistakes.sort_by(|a, b| {
+            (b.games, &a.position, a.played).cmp(&(a.games, &b.position, b.played))
+        });
     }
     players
+}
+
+impl PlayerSummary {
+    /// One more game whose first mistake of this player's was `m`.
+    fn count_first_mistake(&mut self, m: &Mistake) {
+        let same = |f: &&mut FirstMistake| f.position == m.position && f.played == m.played;
+        match self.frequent_first_mistakes.iter_mut().find(same) {
+            Some(f) => f.games += 1,
+            None => self.frequent_first_mistakes.push(FirstMistake {
+                position: m.position.clone(),
+                played: m.played,
+                games: 1,
+            }),
+        }
+    }
 }
 
 fn review_table(r: &Review) -> String {
