@@ -1052,8 +1052,13 @@ fn fuzz_search_kind() {
 
 fn arch() -> impl Strategy<Value = Arch> {
     prop_oneof![
-        (any::<usize>(), any::<usize>())
-            .prop_map(|(blocks, filters)| Arch::Resnet { blocks, filters }),
+        (any::<usize>(), any::<usize>(), any::<usize>()).prop_map(
+            |(blocks, filters, value_channels)| Arch::Resnet {
+                blocks,
+                filters,
+                value_channels,
+            }
+        ),
         any::<usize>().prop_map(|channels| Arch::AzgConv { channels }),
     ]
 }
@@ -1540,10 +1545,7 @@ fn fuzz_selfplay_chunk() {
 // Models (safetensors with the description in the header) and the tensors container.
 // ---------------------------------------------------------------------------------------------
 
-const TINY: Arch = Arch::Resnet {
-    blocks: 1,
-    filters: 2,
-};
+const TINY: Arch = Arch::resnet(1, 2);
 
 fn tiny_net(seed: u64) -> Net {
     Net::new_seeded(

@@ -111,10 +111,7 @@ fn a_trained_network_beats_the_untrained_one() {
     let dir = tmp.path();
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.arch = zero::nn::Arch::Resnet {
-        blocks: 1,
-        filters: 32,
-    };
+    cfg.arch = zero::nn::Arch::resnet(1, 32);
     cfg.games = 150;
     cfg.sims = 24;
     cfg.parallel_games = 50;
@@ -317,10 +314,7 @@ fn interrupted_training_resumes_exactly() {
     // A checkpoint of another network shape is refused, not broadcast into this one.
     ck.iteration = 1;
     let mut small = cfg.clone();
-    small.arch = zero::nn::Arch::Resnet {
-        blocks: 1,
-        filters: 3,
-    };
+    small.arch = zero::nn::Arch::resnet(1, 3);
     let mut net = Net::new_seeded(
         "tictactoe",
         small.arch,

@@ -91,10 +91,7 @@ fn play_out(addr: SocketAddr, mut view: Value) -> Value {
 fn save_untrained_net<G: Game>(models: &Path, name: &str, seed: u64) {
     let dir = models.join(G::NAME);
     std::fs::create_dir_all(&dir).unwrap();
-    let arch = Arch::Resnet {
-        blocks: 1,
-        filters: 8,
-    };
+    let arch = Arch::resnet(1, 8);
     let net = Net::new_seeded(G::NAME, arch, Shape::of::<G>(), default_device(), seed).unwrap();
     net.save(&dir.join(format!("{name}.safetensors"))).unwrap();
 }

@@ -131,10 +131,7 @@ mod tests {
 
     #[test]
     fn matches_libtorch_adam() {
-        let arch = Arch::Resnet {
-            blocks: 1,
-            filters: 4,
-        };
+        let arch = Arch::resnet(1, 4);
         let shape = Shape::of::<TicTacToe>();
         let new = || Net::new_seeded(TicTacToe::NAME, arch, shape, Device::Cpu, 5).unwrap();
         let (ours_net, theirs_net) = (new(), new());

@@ -168,10 +168,7 @@ impl RunConfig {
         };
         let mut c = RunConfig {
             preset: name.to_string(),
-            arch: Arch::Resnet {
-                blocks: 4,
-                filters: 64,
-            },
+            arch: Arch::resnet(4, 64),
             games: 200,
             sims: 64,
             parallel_games: 64,
@@ -210,10 +207,7 @@ impl RunConfig {
                 bail!("blackjack is not a board game: use `zero mces`")
             }
             ("tiny", _) => {
-                c.arch = Arch::Resnet {
-                    blocks: 1,
-                    filters: 16,
-                };
+                c.arch = Arch::resnet(1, 16);
                 c.games = 16;
                 c.sims = 16;
                 c.parallel_games = 16;
@@ -230,10 +224,7 @@ impl RunConfig {
                 };
             }
             ("cpu", g @ (GameKind::TicTacToe | GameKind::Othello4)) => {
-                c.arch = Arch::Resnet {
-                    blocks: 2,
-                    filters: 32,
-                };
+                c.arch = Arch::resnet(2, 32);
                 c.games = 200;
                 c.sims = 48;
                 c.workers = 2;
@@ -251,10 +242,7 @@ impl RunConfig {
                 c.eval_random_plies = 2;
             }
             ("cpu", GameKind::Connect4) => {
-                c.arch = Arch::Resnet {
-                    blocks: 4,
-                    filters: 48,
-                };
+                c.arch = Arch::resnet(4, 48);
                 // Gumbel AlphaZero keeps learning with few simulations: 16 a move over 1,200
                 // games an iteration taught the network more than PUCT's 64 over 400 at the
                 // same cost (docs/ablations.md). `--search puct` keeps PUCT's own budget: the
@@ -287,10 +275,7 @@ impl RunConfig {
                 c.eval_sims = 64;
             }
             ("gpu", g) => {
-                c.arch = Arch::Resnet {
-                    blocks: 6,
-                    filters: 128,
-                };
+                c.arch = Arch::resnet(6, 128);
                 c.games = if g == GameKind::Connect4 { 2000 } else { 500 };
                 c.sims = 200;
                 c.parallel_games = 256;
@@ -304,10 +289,7 @@ impl RunConfig {
             ("material", _) => {
                 // The Python/Keras material: 500 self-play games x 50 simulations per cycle,
                 // 16 residual blocks x 128 filters, 100 epochs, 10 evaluation games.
-                c.arch = Arch::Resnet {
-                    blocks: 16,
-                    filters: 128,
-                };
+                c.arch = Arch::resnet(16, 128);
                 c.games = 500;
                 c.sims = 50;
                 c.parallel_games = 100;
@@ -369,9 +351,14 @@ impl RunConfig {
         at_least_one("eval_sims", self.eval_sims as u64);
         at_least_one("mcts.gumbel_considered", self.mcts.gumbel_considered as u64);
         match self.arch {
-            Arch::Resnet { blocks, filters } => {
+            Arch::Resnet {
+                blocks,
+                filters,
+                value_channels,
+            } => {
                 at_least_one("arch.blocks", blocks as u64);
                 at_least_one("arch.filters", filters as u64);
+                at_least_one("arch.value_channels", value_channels as u64);
             }
             Arch::AzgConv { channels } => at_least_one("arch.channels", channels as u64),
         }

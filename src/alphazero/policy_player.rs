@@ -128,10 +128,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("net.safetensors");
         let shape = Shape::of::<TicTacToe>();
-        let arch = Arch::Resnet {
-            blocks: 1,
-            filters: 8,
-        };
+        let arch = Arch::resnet(1, 8);
         let net = Net::new_seeded("tictactoe", arch, shape, default_device(), 3).unwrap();
         net.save(&path).unwrap();
         let mut agent = policy_agent::<TicTacToe>(&path, 0).unwrap();

@@ -114,7 +114,7 @@ fn parse_arch(s: &str) -> Result<Arch> {
         .split_once('x')
         .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)));
     match parsed {
-        Some((blocks, filters)) => Ok(Arch::Resnet { blocks, filters }),
+        Some((blocks, filters)) => Ok(Arch::resnet(blocks, filters)),
         None => bail!("--arch is 'azg' or BLOCKSxFILTERS such as 4x64 (got '{s}')"),
     }
 }

@@ -399,10 +399,7 @@ mod tests {
 
     fn net() -> Net {
         let shape = Shape::of::<TicTacToe>();
-        let arch = Arch::Resnet {
-            blocks: 1,
-            filters: 8,
-        };
+        let arch = Arch::resnet(1, 8);
         Net::new_seeded("tictactoe", arch, shape, Device::Cpu, 3).unwrap()
     }
 

@@ -23,14 +23,39 @@ pub const META_KEY: &str = "zero.model";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Arch {
-    /// `blocks` residual blocks of `filters` 3x3 filters.
-    Resnet { blocks: usize, filters: usize },
+    /// `blocks` residual blocks of `filters` 3x3 filters. The value head reduces the trunk to
+    /// `value_channels` planes (1x1 convolution) before its fully connected layers: AlphaGo
+    /// Zero's one plane, the default, squeezes all the board's value-relevant facts into one
+    /// number a cell. Absent from the descriptions of networks that have one.
+    Resnet {
+        blocks: usize,
+        filters: usize,
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        value_channels: usize,
+    },
     /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
     /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
     AzgConv { channels: usize },
 }
 
+fn one() -> usize {
+    1
+}
+
+fn is_one(x: &usize) -> bool {
+    *x == 1
+}
+
 impl Arch {
+    /// A residual network with AlphaGo Zero's one-plane value head.
+    pub const fn resnet(blocks: usize, filters: usize) -> Arch {
+        Arch::Resnet {
+            blocks,
+            filters,
+            value_channels: 1,
+        }
+    }
+
     /// How many numbers a network of this shape holds for a game of `shape`: every variable
     /// of its store, batch norm's running statistics included (the tensors of its file).
     /// `None` when that does not fit in an `i64`, libtorch's sizes. It mirrors [`Net::new`],
@@ -51,8 +76,12 @@ impl Arch {
                 .try_fold(0i64, |total, p| total.checked_add((*p)?))
         };
         match *self {
-            Arch::Resnet { blocks, filters } => {
-                let (b, f) = (n(blocks)?, n(filters)?);
+            Arch::Resnet {
+                blocks,
+                filters,
+                value_channels,
+            } => {
+                let (b, f, v) = (n(blocks)?, n(filters)?, n(value_channels)?);
                 let block = sum(&[conv(f, f, 3), bn(f), conv(f, f, 3), bn(f)])?;
                 sum(&[
                     conv(planes, f, 3),
@@ -61,9 +90,9 @@ impl Arch {
                     conv(f, 2, 1),
                     bn(2),
                     linear(cells.checked_mul(2)?, actions),
-                    conv(f, 1, 1),
-                    bn(1),
-                    linear(cells, 64),
+                    conv(f, v, 1),
+                    bn(v),
+                    linear(cells.checked_mul(v)?, 64),
                     linear(64, 1),
                 ])
             }
@@ -94,7 +123,16 @@ impl Arch {
 impl std::fmt::Display for Arch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Arch::Resnet { blocks, filters } => write!(f, "resnet {blocks}x{filters}"),
+            Arch::Resnet {
+                blocks,
+                filters,
+                value_channels: 1,
+            } => write!(f, "resnet {blocks}x{filters}"),
+            Arch::Resnet {
+                blocks,
+                filters,
+                value_channels,
+            } => write!(f, "resnet {blocks}x{filters}, value head {value_channels}"),
             Arch::AzgConv { channels } => write!(f, "azg-conv {channels}"),
         }
     }
@@ -296,9 +334,13 @@ impl Net {
         let p = vs.root();
         let cells = shape.height * shape.width;
         let body = match arch {
-            Arch::Resnet { blocks, filters } => {
-                if blocks == 0 || filters == 0 {
-                    bail!("a network needs at least one block and one filter");
+            Arch::Resnet {
+                blocks,
+                filters,
+                value_channels,
+            } => {
+                if blocks == 0 || filters == 0 || value_channels == 0 {
+                    bail!("a network needs at least one block, one filter and one value channel");
                 }
                 let bn = |q: nn::Path, c: usize| Bn::new(q, c, 2);
                 Body::Resnet {
@@ -323,9 +365,14 @@ impl Net {
                         shape.actions as i64,
                         Default::default(),
                     ),
-                    value_conv: conv1(&p / "value_conv", filters, 1),
-                    value_bn: bn(&p / "value_bn", 1),
-                    value_fc1: nn::linear(&p / "value_fc1", cells as i64, 64, Default::default()),
+                    value_conv: conv1(&p / "value_conv", filters, value_channels),
+                    value_bn: bn(&p / "value_bn", value_channels),
+                    value_fc1: nn::linear(
+                        &p / "value_fc1",
+                        (cells * value_channels) as i64,
+                        64,
+                        Default::default(),
+                    ),
                     value_fc2: nn::linear(&p / "value_fc2", 64, 1, Default::default()),
                 }
             }
@@ -713,10 +760,7 @@ mod tests {
     const GAME: &str = "tictactoe";
 
     fn net(seed: u64) -> Net {
-        let arch = Arch::Resnet {
-            blocks: 1,
-            filters: 8,
-        };
+        let arch = Arch::resnet(1, 8);
         let mut net =
             Net::new_seeded(GAME, arch, Shape::of::<TicTacToe>(), Device::Cpu, seed).unwrap();
         net.meta.generation = 3;
@@ -848,10 +892,7 @@ mod tests {
         let path = dir.path().join("best.safetensors");
         let mut n = net(1);
         // The description says 2 filters, the weights have 8.
-        n.meta.arch = Arch::Resnet {
-            blocks: 1,
-            filters: 2,
-        };
+        n.meta.arch = Arch::resnet(1, 2);
         n.save(&path).unwrap();
         let e = load(&path).err().unwrap().to_string();
         assert!(
@@ -870,13 +911,12 @@ mod tests {
         ];
         for shape in shapes {
             for arch in [
+                Arch::resnet(1, 8),
+                Arch::resnet(3, 5),
                 Arch::Resnet {
-                    blocks: 1,
-                    filters: 8,
-                },
-                Arch::Resnet {
-                    blocks: 3,
-                    filters: 5,
+                    blocks: 2,
+                    filters: 6,
+                    value_channels: 4,
                 },
                 Arch::AzgConv { channels: 4 },
             ] {
@@ -898,16 +938,51 @@ mod tests {
                 assert_eq!(arch.numbers(shape), Some(total), "{arch} for {shape:?}");
             }
         }
-        let huge = Arch::Resnet {
-            blocks: usize::MAX,
-            filters: 1 << 40,
-        };
+        let huge = Arch::resnet(usize::MAX, 1 << 40);
         assert_eq!(huge.numbers(Shape::of::<TicTacToe>()), None);
         let e = Net::new(GAME, huge, Shape::of::<TicTacToe>(), Device::Cpu)
             .err()
             .unwrap()
             .to_string();
         assert!(e.contains("too large to build"), "{e}");
+    }
+
+    #[test]
+    fn a_wider_value_head_is_described_only_where_it_is_not_the_default() {
+        // A description without `value_channels` (every model before the setting) is the
+        // one-plane head, and the one-plane head is still described that way.
+        let old: Arch =
+            serde_json::from_str(r#"{"kind":"resnet","blocks":4,"filters":48}"#).unwrap();
+        assert_eq!(old, Arch::resnet(4, 48));
+        assert_eq!(
+            serde_json::to_string(&old).unwrap(),
+            r#"{"kind":"resnet","blocks":4,"filters":48}"#
+        );
+        assert_eq!(old.to_string(), "resnet 4x48");
+        let wide = Arch::Resnet {
+            blocks: 1,
+            filters: 8,
+            value_channels: 4,
+        };
+        let json = serde_json::to_string(&wide).unwrap();
+        assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), wide);
+        assert_eq!(wide.to_string(), "resnet 1x8, value head 4");
+        // Saved and loaded with its head; its weights differ in shape from the default's.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wide.safetensors");
+        let shape = Shape::of::<TicTacToe>();
+        let net = Net::new_seeded(GAME, wide, shape, Device::Cpu, 1).unwrap();
+        net.save(&path).unwrap();
+        let back = load(&path).unwrap();
+        assert_eq!(back.meta.arch, wide);
+        assert_eq!(weights(&back), weights(&net));
+        let zero = Arch::Resnet {
+            blocks: 1,
+            filters: 8,
+            value_channels: 0,
+        };
+        let e = Net::new(GAME, zero, shape, Device::Cpu).err().unwrap();
+        assert!(e.to_string().contains("one value channel"), "{e}");
     }
 
     #[test]
