@@ -126,13 +126,14 @@ impl std::fmt::Display for Arch {
             Arch::Resnet {
                 blocks,
                 filters,
-                value_channels: 1,
-            } => write!(f, "resnet {blocks}x{filters}"),
-            Arch::Resnet {
-                blocks,
-                filters,
                 value_channels,
-            } => write!(f, "resnet {blocks}x{filters}, value head {value_channels}"),
+            } => {
+                write!(f, "resnet {blocks}x{filters}")?;
+                if !is_one(value_channels) {
+                    write!(f, ", value head {value_channels}")?;
+                }
+                Ok(())
+            }
             Arch::AzgConv { channels } => write!(f, "azg-conv {channels}"),
         }
     }
