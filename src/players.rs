@@ -114,6 +114,8 @@ pub struct BuildContext {
     pub solver_dir: PathBuf,
     /// The tree search of network players.
     pub search: SearchKind,
+    /// Network players average the network over the game's symmetries.
+    pub symmetries: bool,
 }
 
 /// Where the Connect Four solver's book and cache live unless the command line says otherwise.
@@ -130,6 +132,7 @@ impl Default for BuildContext {
             random_plies: 0,
             solver_dir: PathBuf::from(DEFAULT_SOLVER_DIR),
             search: SearchKind::Puct,
+            symmetries: false,
         }
     }
 }
@@ -202,12 +205,16 @@ pub fn network_player<G: Game, E: Evaluator + Send + 'static>(
     ctx: &BuildContext,
 ) -> Box<dyn Agent<G>> {
     match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {
+        0 if ctx.symmetries => {
+            Box::new(PolicyAgent::new(net, ctx.random_plies).averaging_symmetries::<G>())
+        }
         0 => Box::new(PolicyAgent::new(net, ctx.random_plies)),
         sims => Box::new(search_player::<G, E>(
             net,
             sims,
             ctx.random_plies,
             ctx.search,
+            ctx.symmetries,
         )),
     }
 }

@@ -22,19 +22,27 @@ pub fn net_agent<G: Game>(
     search: SearchKind,
 ) -> Result<SearchAgent<G, NetEvaluator<Net>>> {
     let net = Net::load(path, G::NAME, Shape::of::<G>(), default_device())?;
-    Ok(search_player(net, sims, random_plies, search))
+    Ok(search_player(net, sims, random_plies, search, false))
 }
 
 /// The network player on any evaluator: a network of its own, or a client of an inference
-/// thread that several players share (as `zero serve` does).
+/// thread that several players share (as `zero serve` does); with `symmetries`, the network's
+/// answers averaged over the game's symmetries ([`NetEvaluator::averaging_symmetries`]).
 pub fn search_player<G: Game, E: Evaluator>(
     net: E,
     sims: u32,
     random_plies: u32,
     search: SearchKind,
+    symmetries: bool,
 ) -> SearchAgent<G, NetEvaluator<E>> {
+    let eval = NetEvaluator::new(net);
+    let eval = if symmetries {
+        eval.averaging_symmetries::<G>()
+    } else {
+        eval
+    };
     SearchAgent::new(
-        NetEvaluator::new(net),
+        eval,
         sims,
         PLAY_BATCH,
         MctsConfig {

@@ -39,6 +39,12 @@ impl<E: Evaluator> PolicyAgent<E> {
         }
     }
 
+    /// The same player on the network's answers averaged over the game's symmetries.
+    pub fn averaging_symmetries<G: Game>(mut self) -> Self {
+        self.eval = self.eval.averaging_symmetries::<G>();
+        self
+    }
+
     /// The policy over the legal moves (renormalised, best first) and the value, for the mover.
     fn read<G: Game>(&mut self, pos: &G) -> Result<Analysis> {
         let mut policy = vec![0.0; G::NUM_ACTIONS];

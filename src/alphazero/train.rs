@@ -138,25 +138,45 @@ extern "C" fn on_interrupt(_: libc::c_int) {
 }
 
 /// While alive, Ctrl-C (SIGINT) asks training to save a checkpoint and stop; afterwards the
-/// previous behaviour (terminate) is back.
+/// previous behaviour (terminate) is back. A process that ignores SIGINT (started by `nohup`,
+/// or in the background by a non-interactive shell) goes on ignoring it: the guard then
+/// installs nothing, so that such a run behaves the same in every stage.
 struct InterruptGuard {
-    previous: libc::sighandler_t,
+    /// The disposition to put back; `None` when nothing was installed.
+    previous: Option<libc::sighandler_t>,
 }
 
 impl InterruptGuard {
     fn install() -> InterruptGuard {
         INTERRUPTED.store(false, Ordering::SeqCst);
+        if sigint_ignored() {
+            return InterruptGuard { previous: None };
+        }
         let handler = on_interrupt as extern "C" fn(libc::c_int);
         // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
         let previous = unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
-        InterruptGuard { previous }
+        InterruptGuard {
+            previous: Some(previous),
+        }
     }
 }
 
 impl Drop for InterruptGuard {
     fn drop(&mut self) {
-        // SAFETY: puts back the handler that was there before `install`.
-        unsafe { libc::signal(libc::SIGINT, self.previous) };
+        if let Some(previous) = self.previous {
+            // SAFETY: puts back the handler that was there before `install`.
+            unsafe { libc::signal(libc::SIGINT, previous) };
+        }
+    }
+}
+
+/// Whether this process ignores SIGINT (asked without changing it).
+fn sigint_ignored() -> bool {
+    // SAFETY: a null new action only reads the current one into `current`.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGINT, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
     }
 }
 

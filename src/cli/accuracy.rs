@@ -28,6 +28,10 @@ pub struct Args {
     /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
     #[arg(long, default_value = "puct")]
     search: SearchKind,
+    /// Network players average the network over the game's symmetries (Connect Four: the
+    /// position and its mirror image), at one evaluation per symmetry.
+    #[arg(long)]
+    symmetries: bool,
     #[arg(long, default_value = "models")]
     models: PathBuf,
     #[arg(long, default_value_t = 0)]
@@ -45,6 +49,7 @@ pub fn run(args: Args) -> Result<()> {
         models_dir: args.models.join(Connect4::NAME),
         sims: args.sims,
         search: args.search,
+        symmetries: args.symmetries,
         ..BuildContext::default()
     };
     // Every file is checked before any output, so a typo in the last one is not reported

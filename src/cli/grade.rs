@@ -23,6 +23,10 @@ pub struct Args {
     /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
     #[arg(long, default_value = "puct")]
     search: SearchKind,
+    /// Network players average the network over the game's symmetries (Connect Four: the
+    /// position and its mirror image), at one evaluation per symmetry.
+    #[arg(long)]
+    symmetries: bool,
     /// Grade only this many positions, evenly spaced over the set.
     #[arg(long)]
     limit: Option<usize>,
@@ -60,6 +64,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
         search: args.search,
+        symmetries: args.symmetries,
         ..BuildContext::default()
     };
     // Built once up front so a bad spec fails before the set is graded.

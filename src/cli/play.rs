@@ -25,6 +25,10 @@ pub struct Args {
     /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
     #[arg(long, default_value = "puct")]
     search: SearchKind,
+    /// Network players average the network over the game's symmetries (Connect Four: the
+    /// position and its mirror image), at one evaluation per symmetry.
+    #[arg(long)]
+    symmetries: bool,
     #[arg(long, default_value = "models")]
     models: std::path::PathBuf,
     #[arg(long, default_value_t = 0)]
@@ -76,6 +80,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         models_dir: args.models.join(G::NAME),
         sims: args.sims,
         search: args.search,
+        symmetries: args.symmetries,
         ..BuildContext::default()
     };
     let mut opponent = Narrated {
