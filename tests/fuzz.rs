@@ -1052,13 +1052,20 @@ fn fuzz_search_kind() {
 
 fn arch() -> impl Strategy<Value = Arch> {
     prop_oneof![
-        (any::<usize>(), any::<usize>(), any::<usize>()).prop_map(
-            |(blocks, filters, value_channels)| Arch::Resnet {
-                blocks,
-                filters,
-                value_channels,
-            }
-        ),
+        (
+            any::<usize>(),
+            any::<usize>(),
+            any::<usize>(),
+            any::<bool>()
+        )
+            .prop_map(
+                |(blocks, filters, value_channels, board_head)| Arch::Resnet {
+                    blocks,
+                    filters,
+                    value_channels,
+                    board_head,
+                }
+            ),
         any::<usize>().prop_map(|channels| Arch::AzgConv { channels }),
     ]
 }
@@ -1151,6 +1158,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             window: c.2,
             value_target_mix: c.3,
             position_averaging: e.3,
+            board_loss_weight: d.0 as f32,
             eval_games: c.4,
             eval_sims: c.5,
             promote_threshold: d.0,
@@ -1346,6 +1354,7 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
                 steps,
                 policy_loss: f.0,
                 value_loss: f.1,
+                board_loss: (iteration % 2 == 1).then_some(f.0),
                 seconds: f.2,
             })
         });

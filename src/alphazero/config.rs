@@ -61,6 +61,10 @@ pub struct RunConfig {
     /// off in runs from before the setting.
     #[serde(default)]
     pub position_averaging: bool,
+    /// Weight of the final-board loss (mean squared error a cell) in the total, for a network
+    /// with that head (`arch.board_head`); 1 in runs from before the setting.
+    #[serde(default = "unit_weight")]
+    pub board_loss_weight: f32,
     /// Evaluation games of latest against best per iteration.
     pub eval_games: u64,
     pub eval_sims: u32,
@@ -115,6 +119,10 @@ impl RunConfig {
 
 /// The share of games with random openings of runs from before the share was a setting.
 fn every_game() -> f64 {
+    1.0
+}
+
+fn unit_weight() -> f32 {
     1.0
 }
 
@@ -192,6 +200,7 @@ impl RunConfig {
             window: 4,
             value_target_mix: 0.3,
             position_averaging: false,
+            board_loss_weight: 1.0,
             eval_games: 40,
             eval_sims: 64,
             promote_threshold: 0.55,
@@ -355,6 +364,7 @@ impl RunConfig {
                 blocks,
                 filters,
                 value_channels,
+                ..
             } => {
                 at_least_one("arch.blocks", blocks as u64);
                 at_least_one("arch.filters", filters as u64);
@@ -386,6 +396,8 @@ impl RunConfig {
         within("weight_decay", wd, wd >= 0.0, "0 or more");
         let mix = self.value_target_mix as f64;
         within("value_target_mix", mix, unit(mix), "from 0 to 1");
+        let board = self.board_loss_weight as f64;
+        within("board_loss_weight", board, board >= 0.0, "0 or more");
         let gate = self.promote_threshold;
         within("promote_threshold", gate, unit(gate), "from 0 to 1");
         let share = self.random_opening_share;

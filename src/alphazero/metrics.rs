@@ -54,6 +54,9 @@ pub struct TrainRecord {
     pub steps: u64,
     pub policy_loss: f64,
     pub value_loss: f64,
+    /// The final-board loss, for a network with that head (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_loss: Option<f64>,
     pub seconds: f64,
 }
 
@@ -110,6 +113,7 @@ impl StageRecord {
             steps: t.steps,
             policy_loss: t.policy_loss,
             value_loss: t.value_loss,
+            board_loss: t.board_loss,
             seconds: t.seconds,
         })
     }
@@ -347,6 +351,7 @@ mod tests {
             steps: 5,
             policy_loss: 1.0,
             value_loss: 0.5,
+            board_loss: None,
             seconds: 2.0,
         })
     }

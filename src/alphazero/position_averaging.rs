@@ -42,13 +42,22 @@ struct Sums {
     /// Occurrences with a policy target (playout cap randomization leaves some without).
     with_policy: u32,
     value: f32,
+    /// Final-board targets (empty when the samples have none).
+    board: Vec<f32>,
     count: u32,
 }
 
 /// `samples` (`input_size` inputs and `actions` policy entries a position) with each distinct
 /// position once, in order of first occurrence: policy target the mean of its occurrences'
-/// policy targets (those that have one), value target the mean of theirs, weight 1 + log2(n).
-pub fn average_duplicates(samples: &Samples, input_size: usize, actions: usize) -> Samples {
+/// policy targets (those that have one), value target (and final-board target, if any) the
+/// mean of theirs, weight 1 + log2(n). `cells`: the size of a final-board target.
+pub fn average_duplicates(
+    samples: &Samples,
+    input_size: usize,
+    actions: usize,
+    cells: usize,
+) -> Samples {
+    let cells = if samples.boards.is_empty() { 0 } else { cells };
     let mut index: HashMap<Planes, usize> = HashMap::new();
     let mut sums: Vec<Sums> = Vec::new();
     let mut first: Vec<usize> = Vec::new();
@@ -60,6 +69,7 @@ pub fn average_duplicates(samples: &Samples, input_size: usize, actions: usize) 
                 policy: vec![0.0; actions],
                 with_policy: 0,
                 value: 0.0,
+                board: vec![0.0; cells],
                 count: 0,
             });
             sums.len() - 1
@@ -71,6 +81,8 @@ pub fn average_duplicates(samples: &Samples, input_size: usize, actions: usize) 
             s.with_policy += 1;
         }
         s.value += samples.values[i];
+        let board = &samples.boards[i * cells..(i + 1) * cells];
+        s.board.iter_mut().zip(board).for_each(|(t, b)| *t += b);
         s.count += 1;
     }
     let mut out = Samples::default();
@@ -81,6 +93,8 @@ pub fn average_duplicates(samples: &Samples, input_size: usize, actions: usize) 
         let n = s.with_policy.max(1) as f32;
         out.policies.extend(s.policy.iter().map(|p| p / n));
         out.values.push(s.value / s.count as f32);
+        out.boards
+            .extend(s.board.iter().map(|b| b / s.count as f32));
         total += 1.0 + f64::from(s.count).log2();
         out.cumulative_weights.push(total);
     }
@@ -114,8 +128,8 @@ mod tests {
     }
 
     fn average(records: &[GameRecord]) -> Samples {
-        let s = samples_from::<TicTacToe>(records, 0.0);
-        average_duplicates(&s, TicTacToe::input_size(), A)
+        let s = samples_from::<TicTacToe>(records, 0.0, false);
+        average_duplicates(&s, TicTacToe::input_size(), A, TicTacToe::cells())
     }
 
     #[test]
@@ -134,7 +148,7 @@ mod tests {
         assert_eq!(s.policies[4 * A + 8], 0.5);
         assert_eq!(s.policies[5 * A + 5], 1.0);
         // Inputs are the positions themselves, in order of first occurrence.
-        let plain = samples_from::<TicTacToe>(&[o_wins], 0.0);
+        let plain = samples_from::<TicTacToe>(&[o_wins], 0.0, false);
         assert_eq!(s.inputs, plain.inputs);
 
         // Three times the same game: one sample a position, weight 1 + log2(3).
@@ -143,6 +157,27 @@ mod tests {
         assert_eq!(s.values, [1.0, -1.0, 1.0, -1.0, 1.0]);
         let w = 1.0 + 3f64.log2();
         assert!((s.cumulative_weights[4] - 5.0 * w).abs() < 1e-9);
+    }
+
+    #[test]
+    fn final_board_targets_are_averaged_too() {
+        // X wins on the top row in one game, O on the middle row in the other.
+        let games = [
+            record(&[0, 3, 1, 4, 2], 1, None),
+            record(&[0, 3, 1, 4, 8, 5], -1, None),
+        ];
+        let s = samples_from::<TicTacToe>(&games, 0.0, true);
+        let s = average_duplicates(&s, TicTacToe::input_size(), A, TicTacToe::cells());
+        assert_eq!(s.boards.len(), 6 * 9);
+        // The empty board (X to move): X's 0 1 2 in the first game, 0 1 8 in the second; O's 3 4
+        // in the first, 3 4 5 in the second.
+        let mean = [1.0, 1.0, 0.5, -1.0, -1.0, -0.5, 0.0, 0.0, 0.5];
+        assert_eq!(&s.boards[..9], &mean);
+        // O's own last position keeps the second game's board, from O's view.
+        assert_eq!(
+            &s.boards[45..],
+            &[-1.0, -1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 0.0, -1.0]
+        );
     }
 
     #[test]

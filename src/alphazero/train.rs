@@ -1,5 +1,6 @@
 //! Training: a replay window over recent iterations, symmetry augmentation, loss = policy
-//! cross-entropy + value MSE (+ L2 through weight decay), Adam with a cosine learning rate.
+//! cross-entropy + value MSE (+ the final-board MSE for a network with that head, + L2 through
+//! weight decay), Adam with a cosine learning rate.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,6 +33,9 @@ pub struct Samples {
     pub inputs: Vec<f32>,
     pub policies: Vec<f32>,
     pub values: Vec<f32>,
+    /// Final-board targets, one plane a position ([`Game::occupancy`] of the game's last
+    /// position from the mover's view); empty when not asked for.
+    pub boards: Vec<f32>,
     /// Running sums of the positions' weights when they are drawn unevenly (averaged
     /// duplicates, [`super::position_averaging`]); empty: every position is equally likely.
     pub cumulative_weights: Vec<f64>,
@@ -58,11 +62,13 @@ impl Samples {
 }
 
 /// Replays records into training positions. The value target mixes the game's result with
-/// the search's root value (`mix` of the latter), both from the mover's view.
-pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32) -> Samples {
-    let (isz, a) = (G::input_size(), G::NUM_ACTIONS);
+/// the search's root value (`mix` of the latter), both from the mover's view. With `boards`,
+/// each position also gets its game's final board as seen by its mover.
+pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> Samples {
+    let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
     let mut s = Samples::default();
     for r in records {
+        let end = boards.then(|| last_position::<G>(&r.moves));
         let mut pos = G::new();
         for (ply, &m) in r.moves.iter().enumerate() {
             if !pos.is_legal(m) {
@@ -80,10 +86,28 @@ pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32) -> Samples {
             };
             let q = r.root_values.get(ply).copied().unwrap_or(z);
             s.values.push((1.0 - mix) * z + mix * q);
+            if let Some(end) = &end {
+                let at = s.boards.len();
+                s.boards.resize(at + cells, 0.0);
+                end.occupancy(pos.to_move(), &mut s.boards[at..]);
+            }
             pos.play(m);
         }
     }
     s
+}
+
+/// The position after `moves`, or after the legal ones before the first illegal move (where
+/// [`samples_from`] stops a damaged record).
+fn last_position<G: Game>(moves: &[u8]) -> G {
+    let mut pos = G::new();
+    for &m in moves {
+        if !pos.is_legal(m) {
+            break;
+        }
+        pos.play(m);
+    }
+    pos
 }
 
 /// Loads the replay window ending at `iteration`.
@@ -99,9 +123,10 @@ pub fn load_window<G: Game>(cfg: &RunConfig, data_dir: &Path, iteration: u32) ->
             data_dir.display()
         );
     }
-    let samples = samples_from::<G>(&records, cfg.value_target_mix);
+    let boards = cfg.arch.has_board_head();
+    let samples = samples_from::<G>(&records, cfg.value_target_mix, boards);
     Ok(if cfg.position_averaging {
-        average_duplicates(&samples, G::input_size(), G::NUM_ACTIONS)
+        average_duplicates(&samples, G::input_size(), G::NUM_ACTIONS, G::cells())
     } else {
         samples
     })
@@ -113,6 +138,9 @@ pub struct TrainStats {
     pub steps: u64,
     pub policy_loss: f64,
     pub value_loss: f64,
+    /// The final-board loss (mean squared error a cell), for a network with that head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub board_loss: Option<f64>,
     pub seconds: f64,
 }
 
@@ -186,16 +214,32 @@ struct Progress {
     step: u64,
     policy_avg: f64,
     value_avg: f64,
+    board_avg: f64,
 }
 
 impl Progress {
     /// Counts a step and folds its losses into the running averages (the first step's losses
     /// start them).
-    fn record(&mut self, policy_loss: f64, value_loss: f64) {
+    fn record(&mut self, losses: Losses) {
         let k = if self.step == 0 { 1.0 } else { 0.05 };
-        self.policy_avg += k * (policy_loss - self.policy_avg);
-        self.value_avg += k * (value_loss - self.value_avg);
+        self.policy_avg += k * (losses.policy - self.policy_avg);
+        self.value_avg += k * (losses.value - self.value_avg);
+        self.board_avg += k * (losses.board - self.board_avg);
         self.step += 1;
+    }
+}
+
+/// One step's losses before its update; `board` is 0 for a network without the head.
+#[derive(Clone, Copy)]
+struct Losses {
+    policy: f64,
+    value: f64,
+    board: f64,
+}
+
+impl Losses {
+    fn are_finite(&self) -> bool {
+        self.policy.is_finite() && self.value.is_finite() && self.board.is_finite()
     }
 }
 
@@ -216,6 +260,7 @@ fn save_checkpoint(ck: &Checkpointing, net: &Net, adam: &Adam, at: &Progress) ->
     named.push(("state.adam_t".into(), scalar(adam.t as f64)?));
     named.push(("state.policy_avg".into(), scalar(at.policy_avg)?));
     named.push(("state.value_avg".into(), scalar(at.value_avg)?));
+    named.push(("state.board_avg".into(), scalar(at.board_avg)?));
     let bytes = to_safetensors_bytes(&named, None)
         .with_context(|| format!("cannot save the training checkpoint {}", ck.path.display()))?;
     write_atomic(&ck.path, &bytes)
@@ -270,22 +315,30 @@ fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result
         step: scalar("state.step")? as u64,
         policy_avg: scalar("state.policy_avg")?,
         value_avg: scalar("state.value_avg")?,
+        // Absent from checkpoints saved before the final-board head.
+        board_avg: match map.contains_key("state.board_avg") {
+            true => scalar("state.board_avg")?,
+            false => 0.0,
+        },
     }))
 }
 
-/// A mini-batch: inputs, policy targets and value targets, flat, refilled at every step.
+/// A mini-batch: inputs, policy targets, value targets and final-board targets (empty for a
+/// network without that head), flat, refilled at every step.
 struct Batch {
     inputs: Vec<f32>,
     policies: Vec<f32>,
     values: Vec<f32>,
+    boards: Vec<f32>,
 }
 
 impl Batch {
-    fn new<G: Game>(size: usize) -> Batch {
+    fn new<G: Game>(size: usize, boards: bool) -> Batch {
         Batch {
             inputs: vec![0.0; size * G::input_size()],
             policies: vec![0.0; size * G::NUM_ACTIONS],
             values: vec![0.0; size],
+            boards: vec![0.0; if boards { size * G::cells() } else { 0 }],
         }
     }
 }
@@ -299,7 +352,7 @@ fn fill_batch<G: Game>(
     step: u64,
     batch: &mut Batch,
 ) {
-    let (isz, a) = (G::input_size(), G::NUM_ACTIONS);
+    let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
     let mut rng = rng_from_seed(mix64(seed ^ step.wrapping_mul(GOLDEN_GAMMA)));
     for b in 0..batch.values.len() {
         let i = samples.draw(&mut rng);
@@ -313,6 +366,12 @@ fn fill_batch<G: Game>(
             &mut batch.policies[b * a..(b + 1) * a],
         );
         batch.values[b] = samples.values[i];
+        if !batch.boards.is_empty() {
+            sym.apply_planes(
+                &samples.boards[i * cells..(i + 1) * cells],
+                &mut batch.boards[b * cells..(b + 1) * cells],
+            );
+        }
     }
 }
 
@@ -323,16 +382,18 @@ fn learning_rate_at(cfg: &RunConfig, step: u64) -> f64 {
     cfg.learning_rate * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
 }
 
-/// One optimizer step on `batch` at learning rate `lr`; returns the policy loss (cross-entropy)
-/// and the value loss (mean squared error) before the step. `policy_targets_missing`: some
-/// positions may have no policy target (all zero).
+/// One optimizer step on `batch` at learning rate `lr`; returns the policy loss (cross-entropy),
+/// the value loss (mean squared error) and, when the batch has final-board targets, the
+/// board loss (mean squared error a cell, counted `board_weight` times in the total) before
+/// the step. `policy_targets_missing`: some positions may have no policy target (all zero).
 fn train_step(
     net: &Net,
     adam: &mut Adam,
     batch: &Batch,
     lr: f64,
     policy_targets_missing: bool,
-) -> Result<(f64, f64)> {
+    board_weight: f64,
+) -> Result<Losses> {
     let (s, device) = (net.meta.shape, net.device());
     let bs = batch.values.len() as i64;
     let xs = Tensor::f_from_slice(&batch.inputs)?
@@ -342,7 +403,8 @@ fn train_step(
         .f_view([bs, s.actions as i64])?
         .f_to_device(device)?;
     let target_v = Tensor::f_from_slice(&batch.values)?.f_to_device(device)?;
-    let (logits, value) = net.forward(&xs, true)?;
+    let with_board = !batch.boards.is_empty();
+    let (logits, value, board) = net.forward_heads(&xs, true, with_board)?;
     let cross_entropy = target_p
         .f_mul(&logits.f_log_softmax(-1, Kind::Float)?)?
         .f_sum_dim_intlist(-1, false, Kind::Float)?;
@@ -356,14 +418,24 @@ fn train_step(
     }
     .f_neg()?;
     let value_loss = value.f_mse_loss(&target_v, Reduction::Mean)?;
-    let loss = policy_loss.f_add(&value_loss)?;
+    let mut loss = policy_loss.f_add(&value_loss)?;
+    let mut board_value = 0.0;
+    if let Some(board) = board {
+        let target_b = Tensor::f_from_slice(&batch.boards)?
+            .f_view([bs, (s.height * s.width) as i64])?
+            .f_to_device(device)?;
+        let board_loss = board.f_mse_loss(&target_b, Reduction::Mean)?;
+        board_value = board_loss.f_double_value(&[])?;
+        loss = loss.f_add(&board_loss.f_mul_scalar(board_weight)?)?;
+    }
     adam.zero_grad()?;
     loss.f_backward()?;
     adam.step(lr)?;
-    Ok((
-        policy_loss.f_double_value(&[])?,
-        value_loss.f_double_value(&[])?,
-    ))
+    Ok(Losses {
+        policy: policy_loss.f_double_value(&[])?,
+        value: value_loss.f_double_value(&[])?,
+        board: board_value,
+    })
 }
 
 /// Saves a checkpoint after Ctrl-C, at the step a test stops at, or when the last save is
@@ -421,7 +493,11 @@ pub fn train<G: Game>(
     }
     let first_step = at.step;
     let _guard = checkpointing.map(|_| InterruptGuard::install());
-    let mut batch = Batch::new::<G>(cfg.batch_size.max(1));
+    let boards = net.has_board_head();
+    if boards && samples.boards.len() != samples.len() * G::cells() {
+        bail!("the network has a final-board head, and the positions have no final-board targets");
+    }
+    let mut batch = Batch::new::<G>(cfg.batch_size.max(1), boards);
     let task = progress::task(cfg.train_steps, "steps", progress);
     task.set_position(at.step);
     let mut last_save = Instant::now();
@@ -429,15 +505,21 @@ pub fn train<G: Game>(
         let step = at.step;
         fill_batch::<G>(samples, &syms, seed, step, &mut batch);
         let lr = learning_rate_at(cfg, step);
-        let (pl, vl) = train_step(net, &mut adam, &batch, lr, cfg.playout_cap.is_some())?;
-        if !pl.is_finite() || !vl.is_finite() {
+        let cap = cfg.playout_cap.is_some();
+        let weight = f64::from(cfg.board_loss_weight);
+        let losses = train_step(net, &mut adam, &batch, lr, cap, weight)?;
+        if !losses.are_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
         }
-        at.record(pl, vl);
+        at.record(losses);
         task.inc(1);
         if step.is_multiple_of(10) {
+            let board = match boards {
+                true => format!(", board loss {:.3}", at.board_avg),
+                false => String::new(),
+            };
             task.set_message(format!(
-                "policy loss {:.3}, value loss {:.3}",
+                "policy loss {:.3}, value loss {:.3}{board}",
                 at.policy_avg, at.value_avg
             ));
         }
@@ -463,6 +545,7 @@ pub fn train<G: Game>(
         steps: cfg.train_steps,
         policy_loss: at.policy_avg,
         value_loss: at.value_avg,
+        board_loss: boards.then_some(at.board_avg),
         seconds: started.elapsed().as_secs_f64(),
     })
 }
@@ -495,13 +578,13 @@ mod tests {
         let o_wins = record(&[0, 3, 1, 4, 8, 5], -1, &[0.0, 0.4, -0.6, 0.2]);
         let records = [x_wins, o_wins];
 
-        let s = samples_from::<TicTacToe>(&records, 0.0);
+        let s = samples_from::<TicTacToe>(&records, 0.0, false);
         assert_eq!(s.len(), 11);
         assert_eq!(
             s.values,
             [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0]
         );
-        let s = samples_from::<TicTacToe>(&records, 0.25);
+        let s = samples_from::<TicTacToe>(&records, 0.25, false);
         let mixed = |z: f32, q: f32| 0.75 * z + 0.25 * q;
         let expected = [
             mixed(1.0, 0.5),
@@ -532,7 +615,106 @@ mod tests {
 
         // A record stops at its first illegal move.
         let broken = record(&[4, 4, 0], 0, &[]);
-        assert_eq!(samples_from::<TicTacToe>(&[broken], 0.5).len(), 1);
+        assert_eq!(samples_from::<TicTacToe>(&[broken], 0.5, false).len(), 1);
+    }
+
+    #[test]
+    fn final_board_targets_are_the_last_position_from_each_movers_view() {
+        // X takes the top row (cells 0 1 2), O holds 3 and 4.
+        let x_wins = record(&[0, 3, 1, 4, 2], 1, &[]);
+        let s = samples_from::<TicTacToe>(std::slice::from_ref(&x_wins), 0.0, true);
+        let x_view = [1.0, 1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0];
+        let o_view = x_view.map(|v: f32| -v);
+        let cells = TicTacToe::cells();
+        assert_eq!(s.boards.len(), 5 * cells);
+        for ply in 0..5 {
+            let expected = if ply % 2 == 0 { x_view } else { o_view };
+            assert_eq!(
+                &s.boards[ply * cells..(ply + 1) * cells],
+                &expected[..],
+                "ply {ply}"
+            );
+        }
+        // Not asked for: none.
+        assert!(samples_from::<TicTacToe>(&[x_wins], 0.0, false)
+            .boards
+            .is_empty());
+        // A damaged record's target is the position before its first illegal move.
+        let broken = record(&[4, 0, 4], 0, &[]);
+        let s = samples_from::<TicTacToe>(&[broken], 0.0, true);
+        let mut after_two = vec![0.0; cells];
+        after_two[4] = 1.0;
+        after_two[0] = -1.0;
+        assert_eq!(&s.boards[..cells], &after_two[..]);
+    }
+
+    /// Random tic-tac-toe games as records, one-hot policies on the moves played.
+    fn random_games(n: usize, seed: u64) -> Vec<GameRecord> {
+        let mut rng = rng_from_seed(seed);
+        (0..n)
+            .map(|_| {
+                let (mut pos, mut moves) = (TicTacToe::new(), Vec::new());
+                while pos.outcome().is_none() {
+                    let legal = pos.legal_moves();
+                    let m = legal[rng.random_range(0..legal.len())];
+                    moves.push(m);
+                    pos.play(m);
+                }
+                let outcome = match pos.outcome() {
+                    Some(crate::games::Outcome::Win(Player::First)) => 1,
+                    Some(crate::games::Outcome::Win(Player::Second)) => -1,
+                    _ => 0,
+                };
+                record(&moves, outcome, &[])
+            })
+            .collect()
+    }
+
+    /// The mean squared error of the final-board head on `samples`.
+    fn board_error(net: &Net, samples: &Samples) -> f64 {
+        let n = samples.len() as i64;
+        let xs = Tensor::from_slice(&samples.inputs).view([n, 3, 3, 3]);
+        let (_, _, board) = net.forward_heads(&xs, false, true).unwrap();
+        let target = Tensor::from_slice(&samples.boards).view([n, 9]);
+        board
+            .unwrap()
+            .mse_loss(&target, Reduction::Mean)
+            .double_value(&[])
+    }
+
+    #[test]
+    fn training_teaches_the_final_board_head() {
+        use crate::alphazero::config::RunConfig;
+        use crate::games::GameKind;
+        use crate::nn::{Arch, Shape};
+        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+        cfg.train_steps = 150;
+        cfg.arch = Arch::Resnet {
+            blocks: 1,
+            filters: 16,
+            value_channels: 1,
+            board_head: true,
+        };
+        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, true);
+        let shape = Shape::of::<TicTacToe>();
+        let new = |arch| Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
+        let mut net = new(cfg.arch);
+        let before = board_error(&net, &samples);
+        let stats = train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
+        let after = board_error(&net, &samples);
+        assert!(
+            after < 0.7 * before,
+            "board error {before:.3} -> {after:.3}"
+        );
+        assert!(stats.board_loss.is_some_and(|l| l.is_finite()));
+
+        // Without the head: no board loss; the head without targets is refused.
+        let mut plain = new(Arch::resnet(1, 16));
+        let stats = train::<TicTacToe>(&cfg, &mut plain, &samples, 1, None, false).unwrap();
+        assert_eq!(stats.board_loss, None);
+        let no_targets = samples_from::<TicTacToe>(&random_games(5, 6), 0.0, false);
+        let e = train::<TicTacToe>(&cfg, &mut net, &no_targets, 1, None, false).unwrap_err();
+        assert!(e.to_string().contains("no final-board targets"), "{e}");
     }
 
     #[test]

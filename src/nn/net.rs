@@ -32,6 +32,11 @@ pub enum Arch {
         filters: usize,
         #[serde(default = "one", skip_serializing_if = "is_one")]
         value_channels: usize,
+        /// A third head, for training only: each cell's final owner, from the mover's view
+        /// (KataGo's ownership target). It teaches the trunk where the game will end up;
+        /// play never computes it. Absent from the descriptions of networks without it.
+        #[serde(default, skip_serializing_if = "is_false")]
+        board_head: bool,
     },
     /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
     /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
@@ -46,6 +51,10 @@ fn is_one(x: &usize) -> bool {
     *x == 1
 }
 
+fn is_false(x: &bool) -> bool {
+    !*x
+}
+
 impl Arch {
     /// A residual network with AlphaGo Zero's one-plane value head.
     pub const fn resnet(blocks: usize, filters: usize) -> Arch {
@@ -53,7 +62,19 @@ impl Arch {
             blocks,
             filters,
             value_channels: 1,
+            board_head: false,
         }
+    }
+
+    /// Whether the network has the final-board head (trained on each cell's final owner).
+    pub fn has_board_head(&self) -> bool {
+        matches!(
+            self,
+            Arch::Resnet {
+                board_head: true,
+                ..
+            }
+        )
     }
 
     /// How many numbers a network of this shape holds for a game of `shape`: every variable
@@ -80,10 +101,17 @@ impl Arch {
                 blocks,
                 filters,
                 value_channels,
+                board_head,
             } => {
                 let (b, f, v) = (n(blocks)?, n(filters)?, n(value_channels)?);
                 let block = sum(&[conv(f, f, 3), bn(f), conv(f, f, 3), bn(f)])?;
+                let board = if board_head {
+                    sum(&[conv(f, 1, 1), bn(1)])?
+                } else {
+                    0
+                };
                 sum(&[
+                    Some(board),
                     conv(planes, f, 3),
                     bn(f),
                     block.checked_mul(b),
@@ -127,10 +155,14 @@ impl std::fmt::Display for Arch {
                 blocks,
                 filters,
                 value_channels,
+                board_head,
             } => {
                 write!(f, "resnet {blocks}x{filters}")?;
                 if !is_one(value_channels) {
                     write!(f, ", value head {value_channels}")?;
+                }
+                if *board_head {
+                    write!(f, ", board head")?;
                 }
                 Ok(())
             }
@@ -260,6 +292,9 @@ enum Body {
         value_bn: Bn,
         value_fc1: nn::Linear,
         value_fc2: nn::Linear,
+        /// The final-board head ([`Arch::Resnet`]'s `board_head`): a 1x1 convolution to one
+        /// plane, batch norm, tanh.
+        board: Option<(Conv, Bn)>,
     },
     AzgConv {
         convs: Vec<(Conv, Bn)>,
@@ -339,6 +374,7 @@ impl Net {
                 blocks,
                 filters,
                 value_channels,
+                board_head,
             } => {
                 if blocks == 0 || filters == 0 || value_channels == 0 {
                     bail!("a network needs at least one block, one filter and one value channel");
@@ -375,6 +411,10 @@ impl Net {
                         Default::default(),
                     ),
                     value_fc2: nn::linear(&p / "value_fc2", 64, 1, Default::default()),
+                    // Made last, so that the other variables draw the same initial weights
+                    // with the head as without it.
+                    board: board_head
+                        .then(|| (conv1(&p / "board_conv", filters, 1), bn(&p / "board_bn", 1))),
                 }
             }
             Arch::AzgConv { channels } => {
@@ -437,6 +477,23 @@ impl Net {
     /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`. A libtorch
     /// failure (a wrong shape, memory) is an error, not a panic.
     pub fn forward(&self, xs: &Tensor, train: bool) -> Result<(Tensor, Tensor), TchError> {
+        let (policy, value, _) = self.forward_heads(xs, train, false)?;
+        Ok((policy, value))
+    }
+
+    /// Whether the network has the final-board head (training targets it).
+    pub fn has_board_head(&self) -> bool {
+        matches!(&self.body, Body::Resnet { board: Some(_), .. })
+    }
+
+    /// As [`Net::forward`], and the final-board head's prediction `[n, h * w]` in [-1, 1]
+    /// when `board` is asked for and the network has that head.
+    pub fn forward_heads(
+        &self,
+        xs: &Tensor,
+        train: bool,
+        board: bool,
+    ) -> Result<(Tensor, Tensor, Option<Tensor>), TchError> {
         match &self.body {
             Body::Resnet {
                 conv,
@@ -449,6 +506,7 @@ impl Net {
                 value_bn,
                 value_fc1,
                 value_fc2,
+                board: board_head,
             } => {
                 let mut x = bn.f_forward(&conv.f_forward(xs)?, train)?.f_relu()?;
                 for b in blocks {
@@ -467,7 +525,15 @@ impl Net {
                     .f_flatten(1, -1)?;
                 let value = f_linear(&value, value_fc1)?.f_relu()?;
                 let value = f_linear(&value, value_fc2)?.f_tanh()?.f_view([-1])?;
-                Ok((policy, value))
+                let owners = match board_head.as_ref().filter(|_| board) {
+                    Some((c, b)) => Some(
+                        b.f_forward(&c.f_forward(&x)?, train)?
+                            .f_tanh()?
+                            .f_flatten(1, -1)?,
+                    ),
+                    None => None,
+                };
+                Ok((policy, value, owners))
             }
             Body::AzgConv {
                 convs,
@@ -486,7 +552,7 @@ impl Net {
                 let x = fc1_bn.f_forward(&x, train)?.f_relu()?;
                 let x = fc2_bn.f_forward(&f_linear(&x, fc2)?, train)?.f_relu()?;
                 let p = f_linear(&x, policy)?;
-                Ok((p, f_linear(&x, value)?.f_tanh()?.f_view([-1])?))
+                Ok((p, f_linear(&x, value)?.f_tanh()?.f_view([-1])?, None))
             }
         }
     }
@@ -918,6 +984,13 @@ mod tests {
                     blocks: 2,
                     filters: 6,
                     value_channels: 4,
+                    board_head: false,
+                },
+                Arch::Resnet {
+                    blocks: 1,
+                    filters: 3,
+                    value_channels: 1,
+                    board_head: true,
                 },
                 Arch::AzgConv { channels: 4 },
             ] {
@@ -964,6 +1037,7 @@ mod tests {
             blocks: 1,
             filters: 8,
             value_channels: 4,
+            board_head: false,
         };
         let json = serde_json::to_string(&wide).unwrap();
         assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), wide);
@@ -981,9 +1055,55 @@ mod tests {
             blocks: 1,
             filters: 8,
             value_channels: 0,
+            board_head: false,
         };
         let e = Net::new(GAME, zero, shape, Device::Cpu).err().unwrap();
         assert!(e.to_string().contains("one value channel"), "{e}");
+    }
+
+    #[test]
+    fn a_board_head_adds_a_training_output_and_changes_nothing_else() {
+        let shape = Shape::of::<TicTacToe>();
+        let with = Arch::Resnet {
+            blocks: 1,
+            filters: 8,
+            value_channels: 1,
+            board_head: true,
+        };
+        assert_eq!(with.to_string(), "resnet 1x8, board head");
+        let json = serde_json::to_string(&with).unwrap();
+        assert!(json.contains(r#""board_head":true"#), "{json}");
+        assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), with);
+        assert!(with.has_board_head() && !Arch::resnet(1, 8).has_board_head());
+
+        // Seeded alike, the two networks share every weight but the head's, and answer alike.
+        let head = Net::new_seeded(GAME, with, shape, Device::Cpu, 4).unwrap();
+        let plain = Net::new_seeded(GAME, Arch::resnet(1, 8), shape, Device::Cpu, 4).unwrap();
+        let head_weights: HashMap<String, Vec<f32>> = weights(&head).into_iter().collect();
+        for (name, w) in weights(&plain) {
+            assert_eq!(head_weights[&name], w, "{name}");
+        }
+        assert_eq!(head_weights.len(), weights(&plain).len() + 5);
+        let xs = Tensor::rand([5, 3, 3, 3], (Kind::Float, Device::Cpu));
+        let (p1, v1) = head.forward(&xs, false).unwrap();
+        let (p2, v2) = plain.forward(&xs, false).unwrap();
+        assert!(p1.equal(&p2) && v1.equal(&v2));
+
+        // The head: one number a cell in [-1, 1]; asked of a network without it, none.
+        let (_, _, board) = head.forward_heads(&xs, false, true).unwrap();
+        let board = board.unwrap();
+        assert_eq!(board.size(), [5, 9]);
+        assert!(board.abs().max().double_value(&[]) <= 1.0);
+        assert!(plain.forward_heads(&xs, false, true).unwrap().2.is_none());
+        assert!(head.forward_heads(&xs, false, false).unwrap().2.is_none());
+
+        // Saved and loaded with its head.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("head.safetensors");
+        head.save(&path).unwrap();
+        let back = load(&path).unwrap();
+        assert!(back.has_board_head());
+        assert_eq!(weights(&back), weights(&head));
     }
 
     #[test]
