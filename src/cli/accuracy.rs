@@ -1,13 +1,13 @@
 //! `zero accuracy`: a Connect Four player's mistake rate on solver-labelled positions.
 
-use crate::search::mcts::SearchKind;
+use super::player_args::PlayerArgs;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
 use crate::arena::accuracy::accuracy;
 use crate::games::{Connect4, Game, GameKind};
-use crate::players::{BuildContext, PlayerSpec};
+use crate::players::PlayerSpec;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -22,18 +22,8 @@ pub struct Args {
     /// Grade only the first N positions of each file.
     #[arg(long)]
     limit: Option<usize>,
-    /// Simulations per move for network players (0: the network alone, its most likely move).
-    #[arg(long)]
-    sims: Option<u32>,
-    /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
-    #[arg(long, default_value = "puct")]
-    search: SearchKind,
-    /// Network players average the network over the game's symmetries (Connect Four: the
-    /// position and its mirror image), at one evaluation per symmetry.
-    #[arg(long)]
-    symmetries: bool,
-    #[arg(long, default_value = "models")]
-    models: PathBuf,
+    #[command(flatten)]
+    net: PlayerArgs,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// One JSON object per file.
@@ -45,13 +35,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.game != GameKind::Connect4 {
         bail!("accuracy needs solver-labelled positions, which exist for connect4 only");
     }
-    let ctx = BuildContext {
-        models_dir: args.models.join(Connect4::NAME),
-        sims: args.sims,
-        search: args.search,
-        symmetries: args.symmetries,
-        ..BuildContext::default()
-    };
+    let ctx = args.net.context(Connect4::NAME);
     // Every file is checked before any output, so a typo in the last one is not reported
     // after a table header (or minutes of grading).
     for file in &args.files {

@@ -1,6 +1,6 @@
 //! `zero arena`: a match between two players.
 
-use crate::search::mcts::SearchKind;
+use super::player_args::PlayerArgs;
 use anyhow::Result;
 
 use std::path::{Path, PathBuf};
@@ -31,16 +31,8 @@ pub struct Args {
     /// Threads (default: every core; 1 with a human player).
     #[arg(long)]
     threads: Option<usize>,
-    /// Simulations per move for network players (0: the network alone, its most likely move).
-    #[arg(long)]
-    sims: Option<u32>,
-    /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
-    #[arg(long, default_value = "puct")]
-    search: SearchKind,
-    /// Network players average the network over the game's symmetries (Connect Four: the
-    /// position and its mirror image), at one evaluation per symmetry.
-    #[arg(long)]
-    symmetries: bool,
+    #[command(flatten)]
+    net: PlayerArgs,
     /// Opening plies that network players choose by sampling, so their games differ.
     #[arg(long, default_value_t = 0)]
     random_plies: u32,
@@ -48,9 +40,6 @@ pub struct Args {
     /// the pair, each player moving first in one (0: every game from the empty board).
     #[arg(long, default_value_t = 0)]
     opening_plies: u32,
-    /// Where `best` and `latest` are found.
-    #[arg(long, default_value = "models")]
-    models: std::path::PathBuf,
     /// Also write every game to FILE, one JSON object a line: its number, who moved first,
     /// the opening's random plies, the moves (a Connect Four game is a position string for
     /// `zero solve`) and the result.
@@ -73,12 +62,8 @@ pub fn run(args: Args) -> Result<()> {
 
 fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
-        models_dir: args.models.join(G::NAME),
-        sims: args.sims,
-        search: args.search,
-        symmetries: args.symmetries,
         random_plies: args.random_plies,
-        ..BuildContext::default()
+        ..args.net.context(G::NAME)
     };
     // Build once up front so a bad spec fails before any game starts.
     args.a.build::<G>(&ctx)?;

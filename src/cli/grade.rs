@@ -1,7 +1,6 @@
 //! `zero grade`: a player's mistakes on the game's evaluation set, by group.
 
-use crate::search::mcts::SearchKind;
-use std::path::PathBuf;
+use super::player_args::PlayerArgs;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -9,7 +8,7 @@ use serde::Serialize;
 use crate::arena::grading::{grade, standard_set, GradeResult};
 use crate::core::threads::default_threads;
 use crate::games::GameKind;
-use crate::players::{BuildContext, Playable, PlayerSpec};
+use crate::players::{Playable, PlayerSpec};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -17,22 +16,11 @@ pub struct Args {
     game: GameKind,
     /// The player to grade (see `zero --help` for the list).
     player: PlayerSpec,
-    /// Simulations per move for network players (0: the network alone, its most likely move).
-    #[arg(long)]
-    sims: Option<u32>,
-    /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
-    #[arg(long, default_value = "puct")]
-    search: SearchKind,
-    /// Network players average the network over the game's symmetries (Connect Four: the
-    /// position and its mirror image), at one evaluation per symmetry.
-    #[arg(long)]
-    symmetries: bool,
+    #[command(flatten)]
+    net: PlayerArgs,
     /// Grade only this many positions, evenly spaced over the set.
     #[arg(long)]
     limit: Option<usize>,
-    /// Where `best` and `latest` are found.
-    #[arg(long, default_value = "models")]
-    models: PathBuf,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Threads (default: every core).
@@ -60,13 +48,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 fn run_for<G: Playable>(args: &Args) -> Result<()> {
-    let ctx = BuildContext {
-        models_dir: args.models.join(G::NAME),
-        sims: args.sims,
-        search: args.search,
-        symmetries: args.symmetries,
-        ..BuildContext::default()
-    };
+    let ctx = args.net.context(G::NAME);
     // Built once up front so a bad spec fails before the set is graded.
     args.player.build::<G>(&ctx)?;
     let mut set = standard_set::<G>()?;
@@ -80,7 +62,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         return super::print_json(&Report {
             game: G::NAME,
             player: args.player.to_string(),
-            sims: args.sims,
+            sims: args.net.sims,
             grade: r,
         });
     }

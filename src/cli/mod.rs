@@ -12,6 +12,7 @@ mod info;
 mod mces;
 mod perft;
 mod play;
+mod player_args;
 mod qlearn;
 mod report;
 mod review;

@@ -1,13 +1,13 @@
 //! `zero play`: a person against a player, in the terminal.
 
-use crate::search::mcts::SearchKind;
+use super::player_args::PlayerArgs;
 use anyhow::Result;
 
 use crate::agent::Agent;
 use crate::arena::play_game;
 use crate::core::rng::mix64;
 use crate::games::{Game, GameKind, Move};
-use crate::players::{BuildContext, HumanAgent, Playable, PlayerSpec};
+use crate::players::{HumanAgent, Playable, PlayerSpec};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,18 +19,8 @@ pub struct Args {
     /// Let the opponent move first.
     #[arg(long)]
     second: bool,
-    /// Simulations per move for network players (0: the network alone, its most likely move).
-    #[arg(long)]
-    sims: Option<u32>,
-    /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
-    #[arg(long, default_value = "puct")]
-    search: SearchKind,
-    /// Network players average the network over the game's symmetries (Connect Four: the
-    /// position and its mirror image), at one evaluation per symmetry.
-    #[arg(long)]
-    symmetries: bool,
-    #[arg(long, default_value = "models")]
-    models: std::path::PathBuf,
+    #[command(flatten)]
+    net: PlayerArgs,
     #[arg(long, default_value_t = 0)]
     seed: u64,
 }
@@ -76,13 +66,7 @@ impl<G: Game> Agent<G> for Narrated<G> {
 }
 
 fn run_for<G: Playable>(args: &Args) -> Result<()> {
-    let ctx = BuildContext {
-        models_dir: args.models.join(G::NAME),
-        sims: args.sims,
-        search: args.search,
-        symmetries: args.symmetries,
-        ..BuildContext::default()
-    };
+    let ctx = args.net.context(G::NAME);
     let mut opponent = Narrated {
         inner: args.against.build::<G>(&ctx)?,
     };
