@@ -1158,7 +1158,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             window: c.2,
             value_target_mix: c.3,
             position_averaging: e.3,
-            board_loss_weight: d.0 as f32,
+            board_loss_weight: c.3,
             eval_games: c.4,
             eval_sims: c.5,
             promote_threshold: d.0,
