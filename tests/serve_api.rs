@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use zero::games::{Game, TicTacToe};
+use zero::games::{Connect4, Game, TicTacToe};
 use zero::nn::{default_device, Arch, Net, Shape};
 use zero::serve::client::{request, send, Answer};
 use zero::serve::load::{run_load, LoadPlan};
@@ -646,6 +646,55 @@ fn a_network_is_loaded_once_and_shared_by_every_game() {
         .as_str()
         .unwrap()
         .contains("network alone"));
+}
+
+/// The network's opening policy, as the page shows it, of a server started with or without
+/// `--symmetries`: the share of each of the top columns.
+fn opening_shares(symmetries: bool) -> Vec<(String, f64)> {
+    let f = start(|c| c.symmetries = symmetries);
+    save_untrained_net::<Connect4>(f._models.path(), "best", 5);
+    let view = new_game(
+        f.addr(),
+        json!({"game": "connect4", "first": "best", "sims": 0}),
+    );
+    let game = id(&view);
+    let path = format!("/api/games/{game}/engine-move");
+    let answer = request(f.addr(), "POST", &path, None).unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let view: Value = answer.json().unwrap();
+    let top = view["moves"][0]["analysis"]["top"]
+        .as_array()
+        .unwrap()
+        .clone();
+    top.iter()
+        .map(|t| {
+            (
+                t["move"].as_str().unwrap().to_string(),
+                t["share"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn with_symmetries_network_players_average_the_position_and_its_mirror_image() {
+    // The empty board is its own mirror image: averaged, column c and column 8 - c share
+    // alike; an untrained network alone does not.
+    let mirrored_alike = |shares: &[(String, f64)]| {
+        let share = |col: u32| {
+            shares
+                .iter()
+                .find(|(m, _)| *m == col.to_string())
+                .map(|s| s.1)
+        };
+        let pairs: Vec<(f64, f64)> = (1..=3)
+            .filter_map(|c| Some((share(c)?, share(8 - c)?)))
+            .collect();
+        assert!(!pairs.is_empty(), "no mirrored pair among {shares:?}");
+        pairs.iter().all(|(a, b)| (a - b).abs() < 1e-5)
+    };
+    assert!(mirrored_alike(&opening_shares(true)));
+    assert!(!mirrored_alike(&opening_shares(false)));
 }
 
 #[test]

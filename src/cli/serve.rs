@@ -41,6 +41,10 @@ pub struct Args {
     /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
     #[arg(long, default_value = "puct")]
     search: SearchKind,
+    /// Network players average the network over the game's symmetries (Connect Four: the
+    /// position and its mirror image), at one evaluation per symmetry.
+    #[arg(long)]
+    symmetries: bool,
     /// Seed of the games that do not name one.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -62,6 +66,7 @@ pub fn run(args: Args) -> Result<()> {
         analysis_seconds: args.analysis_seconds,
         seed: args.seed,
         search: args.search,
+        symmetries: args.symmetries,
         ..ServeConfig::default()
     };
     if !args.host.is_loopback() {

@@ -55,6 +55,7 @@ impl App {
             engines: Engines::new(
                 config.models.clone(),
                 config.search,
+                config.symmetries,
                 solvers,
                 config.solver_seconds,
             ),

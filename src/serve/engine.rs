@@ -147,6 +147,8 @@ struct CachedModel {
 pub struct Engines {
     models: PathBuf,
     search: SearchKind,
+    /// Network players average the network over the game's symmetries.
+    symmetries: bool,
     nets: Mutex<HashMap<(GameKind, String), CachedModel>>,
     pub solvers: Arc<SolverPool>,
     /// The most time one move of the `solver` player may take.
@@ -157,12 +159,14 @@ impl Engines {
     pub fn new(
         models: PathBuf,
         search: SearchKind,
+        symmetries: bool,
         solvers: Arc<SolverPool>,
         solver_seconds: Duration,
     ) -> Engines {
         Engines {
             models,
             search,
+            symmetries,
             nets: Mutex::new(HashMap::new()),
             solvers,
             solver_seconds,
@@ -209,6 +213,7 @@ impl Engines {
         let ctx = BuildContext {
             sims,
             search: self.search,
+            symmetries: self.symmetries,
             ..BuildContext::default()
         };
         Ok(Engine {

@@ -70,6 +70,8 @@ pub struct ServeConfig {
     pub seed: u64,
     /// The tree search of network players.
     pub search: SearchKind,
+    /// Network players average the network over the game's symmetries.
+    pub symmetries: bool,
 }
 
 impl Default for ServeConfig {
@@ -85,6 +87,7 @@ impl Default for ServeConfig {
             solvers: crate::core::threads::default_threads().clamp(2, 4),
             seed: 0,
             search: SearchKind::Puct,
+            symmetries: false,
         }
     }
 }
