@@ -662,11 +662,10 @@ fn opening_shares(symmetries: bool) -> Vec<(String, f64)> {
     let answer = request(f.addr(), "POST", &path, None).unwrap();
     assert_eq!(answer.status, 200, "{}", answer.text());
     let view: Value = answer.json().unwrap();
-    let top = view["moves"][0]["analysis"]["top"]
+    view["moves"][0]["analysis"]["top"]
         .as_array()
         .unwrap()
-        .clone();
-    top.iter()
+        .iter()
         .map(|t| {
             (
                 t["move"].as_str().unwrap().to_string(),

@@ -145,10 +145,10 @@ struct CachedModel {
 
 /// What building engines needs and what games share.
 pub struct Engines {
+    /// `<models>/`: each game's networks in `<models>/<game>/`.
     models: PathBuf,
-    search: SearchKind,
-    /// Network players average the network over the game's symmetries.
-    symmetries: bool,
+    /// How network players search (the simulations come with each seat).
+    network_play: BuildContext,
     nets: Mutex<HashMap<(GameKind, String), CachedModel>>,
     pub solvers: Arc<SolverPool>,
     /// The most time one move of the `solver` player may take.
@@ -163,10 +163,14 @@ impl Engines {
         solvers: Arc<SolverPool>,
         solver_seconds: Duration,
     ) -> Engines {
-        Engines {
-            models,
+        let network_play = BuildContext {
             search,
             symmetries,
+            ..BuildContext::default()
+        };
+        Engines {
+            models,
+            network_play,
             nets: Mutex::new(HashMap::new()),
             solvers,
             solver_seconds,
@@ -212,9 +216,7 @@ impl Engines {
             .map_err(|e| ApiError::internal(format!("model '{name}': {e:#}")))?;
         let ctx = BuildContext {
             sims,
-            search: self.search,
-            symmetries: self.symmetries,
-            ..BuildContext::default()
+            ..self.network_play.clone()
         };
         Ok(Engine {
             agent: network_player::<G, _>(client, &ctx),
