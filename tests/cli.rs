@@ -359,6 +359,7 @@ fn evalset_writes_a_set_the_grading_reads() {
         policies: vec![0.0; 12 * 7],
         root_values: vec![0.0; 12],
         outcome: 0,
+        trains_from: 0,
     };
     zero::alphazero::records::write_chunk(&data, "connect4", 1, &[0], &[game]).unwrap();
     let out = dir.path().join("set.txt");

@@ -1141,6 +1141,8 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             temperature_plies: b.1,
             random_opening_plies: b.1 / 2,
             random_opening_share: c.3 as f64,
+            fork_share: d.0,
+            fork_plies: b.1 / 3,
             mcts: b.2,
             playout_cap: None,
             train_steps: b.3,
@@ -1478,6 +1480,7 @@ fn game_record() -> impl Strategy<Value = GameRecord> {
             policies,
             root_values,
             outcome: outcome.rem_euclid(3) - 1,
+            trains_from: salt % (plies as u32 + 1),
         }
     })
 }

@@ -433,6 +433,59 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
     );
 }
 
+/// Forked games: each plays its searched moves (no random opening) up to its fork, another
+/// move there, and trains only on the positions after the fork.
+#[test]
+fn forked_games_leave_the_main_line_once_and_train_after_it() {
+    use zero::alphazero::records::read_iteration;
+    use zero::alphazero::selfplay::self_play;
+    use zero::alphazero::train::samples_from;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.games = 40;
+    cfg.chunk_games = 20;
+    cfg.temperature_plies = 0;
+    cfg.mcts.noise_fraction = 0.0;
+    cfg.random_opening_plies = 2;
+    cfg.fork_share = 1.0;
+    cfg.fork_plies = 4;
+    let net = tictactoe_net(&cfg);
+    let data = tmp.path().join("data");
+    self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
+    let games = read_iteration(&data, "tictactoe", 9, 1).unwrap();
+    assert_eq!(games.len(), 40);
+    // Tic-tac-toe lasts at least 5 plies: every game reached its fork.
+    assert!(games.iter().all(|g| (1..=4).contains(&g.trains_from)));
+    // Without noise and temperature the searched move is one of the most visited (ties are
+    // broken at random); the fork's is another, which shows where one move was the most.
+    let (mut forks, mut clear_forks) = (std::collections::HashSet::new(), 0);
+    for g in &games {
+        let fork = g.trains_from as usize - 1;
+        for (ply, &m) in g.moves[..=fork].iter().enumerate() {
+            let policy = &g.policies[ply * 9..(ply + 1) * 9];
+            let most = policy.iter().copied().fold(0.0, f32::max);
+            let searched = policy[m as usize] == most;
+            if ply < fork {
+                assert!(searched, "ply {ply} of {:?}", g.moves);
+            } else if policy.iter().filter(|&&p| p == most).count() == 1 {
+                assert!(!searched, "fork at {ply} of {:?}", g.moves);
+                clear_forks += 1;
+            }
+        }
+        forks.insert(fork);
+    }
+    assert!(
+        forks.len() >= 3 && clear_forks >= 20,
+        "{forks:?}, {clear_forks}"
+    );
+    let samples = samples_from::<TicTacToe>(&games, 0.0, false);
+    let after: usize = games
+        .iter()
+        .map(|g| g.moves.len() - g.trains_from as usize)
+        .sum();
+    assert_eq!(samples.len(), after);
+}
+
 /// Random opening plies: the first plies of self-play are drawn uniformly from the legal moves
 /// (nearly every first move and two-move opening of tic-tac-toe shows up in 60 games), and
 /// their positions keep the search's policy as their target.

@@ -37,6 +37,17 @@ pub struct RunConfig {
     /// game's seed); the others start from the empty board. 1 in runs from before the setting.
     #[serde(default = "every_game")]
     pub random_opening_share: f64,
+    /// The share of self-play games forked from their own main line (KataGo's side
+    /// positions), chosen from each game's seed: such a game opens with no random plies,
+    /// plays its searched moves up to a ply drawn from its seed below `fork_plies`, there
+    /// plays a uniformly random move other than the searched one, and trains only on the
+    /// positions after it. The main line's alternatives (an opponent's surprising reply, a
+    /// move the network never considers) get games of their own. 0 in runs from before it.
+    #[serde(default)]
+    pub fork_share: f64,
+    /// Forks happen at plies 0 to `fork_plies - 1`.
+    #[serde(default)]
+    pub fork_plies: u32,
     pub mcts: MctsConfig,
     /// Playout cap randomization: most self-play moves get a cheap search (absent: every
     /// move gets the full `sims`).
@@ -185,6 +196,8 @@ impl RunConfig {
             temperature_plies: 8,
             random_opening_plies: 0,
             random_opening_share: 1.0,
+            fork_share: 0.0,
+            fork_plies: 0,
             playout_cap: None,
             mcts: MctsConfig {
                 noise_fraction: 0.25,
@@ -375,6 +388,9 @@ impl RunConfig {
         if let Some(cap) = self.playout_cap {
             at_least_one("playout_cap.fast_sims", cap.fast_sims as u64);
         }
+        if self.fork_share > 0.0 {
+            at_least_one("fork_plies (with a fork_share)", self.fork_plies as u64);
+        }
     }
 
     /// Rates, weights and shares that must be finite and in their ranges.
@@ -402,6 +418,8 @@ impl RunConfig {
         within("promote_threshold", gate, unit(gate), "from 0 to 1");
         let share = self.random_opening_share;
         within("random_opening_share", share, unit(share), "from 0 to 1");
+        let fork = self.fork_share;
+        within("fork_share", fork, unit(fork), "from 0 to 1");
         let m = &self.mcts;
         let c = m.c_puct as f64;
         within("mcts.c_puct", c, c > 0.0, "above 0");
@@ -484,14 +502,17 @@ mod tests {
             full_fraction: 0.0,
             fast_sims: 0,
         });
+        c.fork_share = 2.0;
         assert_eq!(
             c.problems(),
             [
                 "sims is 0 (must be at least 1)",
                 "window is 0 (must be at least 1)",
                 "playout_cap.fast_sims is 0 (must be at least 1)",
+                "fork_plies (with a fork_share) is 0 (must be at least 1)",
                 "learning_rate is -1 (must be above 0)",
                 "promote_threshold is NaN (must be from 0 to 1)",
+                "fork_share is 2 (must be from 0 to 1)",
                 "mcts.noise_fraction is 1.5 (must be from 0 to 1)",
                 "playout_cap.full_fraction is 0 (must be above 0, at most 1)",
             ]

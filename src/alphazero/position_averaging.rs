@@ -124,6 +124,7 @@ mod tests {
             policies,
             root_values: Vec::new(),
             outcome,
+            trains_from: 0,
         }
     }
 

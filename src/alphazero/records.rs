@@ -14,11 +14,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::core::files::{ensure, write_atomic, Format};
 
-/// The self-play chunk: version 2 puts the chunk inside the checked header of [`Format`].
+/// The self-play chunk: version 2 puts the chunk inside the checked header of [`Format`];
+/// version 3 adds each game's [`GameRecord::trains_from`].
 const CHUNK: Format = Format {
     kind: "selfplay-chunk",
-    version: 2,
+    version: 3,
     remedy: "delete it: its games are played again on the next run",
+};
+
+/// Chunks of runs from before forked games, still read (every ply of their games trains).
+const CHUNK_V2: Format = Format {
+    version: 2,
+    ..CHUNK
 };
 
 /// One self-play game.
@@ -31,6 +38,47 @@ pub struct GameRecord {
     pub root_values: Vec<f32>,
     /// The result for the first player: 1, 0 or -1.
     pub outcome: i8,
+    /// The first ply that is a training position: 0, except in a game forked from its own
+    /// main line ([`super::config::RunConfig::fork_share`]), whose plies up to and including
+    /// the fork's random move would have the result of a game that left the line as their
+    /// value target.
+    pub trains_from: u32,
+}
+
+/// A game of a version 2 chunk.
+#[derive(Serialize, Deserialize)]
+struct GameRecordV2 {
+    moves: Vec<u8>,
+    policies: Vec<f32>,
+    root_values: Vec<f32>,
+    outcome: i8,
+}
+
+/// A version 2 chunk.
+#[derive(Serialize, Deserialize)]
+struct ChunkV2 {
+    game: String,
+    iteration: u32,
+    indices: Vec<u64>,
+    records: Vec<GameRecordV2>,
+}
+
+impl From<ChunkV2> for Chunk {
+    fn from(c: ChunkV2) -> Chunk {
+        let records = c.records.into_iter().map(|r| GameRecord {
+            moves: r.moves,
+            policies: r.policies,
+            root_values: r.root_values,
+            outcome: r.outcome,
+            trains_from: 0,
+        });
+        Chunk {
+            game: c.game,
+            iteration: c.iteration,
+            indices: c.indices,
+            records: records.collect(),
+        }
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -137,7 +185,14 @@ fn chunk_from_bytes(
     actions: usize,
     iteration: u32,
 ) -> Result<Chunk> {
-    let chunk: Chunk = CHUNK.decode_value(path, bytes)?;
+    let chunk: Chunk = match CHUNK.decode_value(path, bytes) {
+        Ok(chunk) => chunk,
+        Err(e) => match CHUNK_V2.decode_value::<ChunkV2>(path, bytes) {
+            Ok(old) => old.into(),
+            // The error of the version this program writes says what is wrong.
+            Err(_) => return Err(e),
+        },
+    };
     let check = |condition: bool, problem: &str| ensure(&CHUNK, path, condition, problem);
     if chunk.game != game {
         let problem = format!("it holds {} games, not {game} games", chunk.game);
@@ -192,6 +247,10 @@ fn chunk_from_bytes(
         check(
             r.root_values.iter().all(|v| v.is_finite()),
             &problem("a root value is not a number"),
+        )?;
+        check(
+            r.trains_from as usize <= plies,
+            &problem(&format!("it trains from ply {} of {plies}", r.trains_from)),
         )?;
         check(
             (-1..=1).contains(&r.outcome),
@@ -252,6 +311,7 @@ mod tests {
             policies: vec![0.5; plies * actions],
             root_values: vec![0.1; plies],
             outcome: 0,
+            trains_from: 0,
         }
     }
 
@@ -287,6 +347,38 @@ mod tests {
             e.contains("iteration 2, not of iteration 4") && e.contains(CHUNK.remedy),
             "{e}"
         );
+    }
+
+    #[test]
+    fn chunks_of_version_2_are_read_with_every_ply_training() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let r = record(3, 7);
+        let old = ChunkV2 {
+            game: "connect4".into(),
+            iteration: 1,
+            indices: vec![4],
+            records: vec![GameRecordV2 {
+                moves: r.moves.clone(),
+                policies: r.policies.clone(),
+                root_values: r.root_values.clone(),
+                outcome: r.outcome,
+            }],
+        };
+        CHUNK_V2
+            .save(&iteration_dir(dir, 1).join("chunk-000004.bin"), &old)
+            .unwrap();
+        assert_eq!(
+            read_iteration(dir, "connect4", 7, 1).unwrap(),
+            std::slice::from_ref(&r)
+        );
+        // And a chunk of this version beside it.
+        let forked = GameRecord {
+            trains_from: 2,
+            ..r.clone()
+        };
+        write_chunk(dir, "connect4", 1, &[0], std::slice::from_ref(&forked)).unwrap();
+        assert_eq!(read_iteration(dir, "connect4", 7, 1).unwrap(), [forked, r]);
     }
 
     #[test]
@@ -329,6 +421,13 @@ mod tests {
                     ..good.clone()
                 },
                 "not a number",
+            ),
+            (
+                GameRecord {
+                    trains_from: 3,
+                    ..good.clone()
+                },
+                "it trains from ply 3 of 2",
             ),
         ];
         for (i, (bad, problem)) in cases.into_iter().enumerate() {

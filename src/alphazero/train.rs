@@ -63,7 +63,8 @@ impl Samples {
 
 /// Replays records into training positions. The value target mixes the game's result with
 /// the search's root value (`mix` of the latter), both from the mover's view. With `boards`,
-/// each position also gets its game's final board as seen by its mover.
+/// each position also gets its game's final board as seen by its mover. A record's plies
+/// before its `trains_from` are replayed, not trained on.
 pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> Samples {
     let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
     let mut s = Samples::default();
@@ -73,6 +74,10 @@ pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> 
         for (ply, &m) in r.moves.iter().enumerate() {
             if !pos.is_legal(m) {
                 break;
+            }
+            if (ply as u32) < r.trains_from {
+                pos.play(m);
+                continue;
             }
             let at = s.inputs.len();
             s.inputs.resize(at + isz, 0.0);
@@ -567,6 +572,7 @@ mod tests {
             policies,
             root_values: root_values.to_vec(),
             outcome,
+            trains_from: 0,
         }
     }
 

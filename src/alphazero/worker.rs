@@ -49,6 +49,8 @@ struct Slot<G: Game> {
     full: bool,
     /// The plies this game opens with at random.
     random_plies: u32,
+    /// The ply at which this game leaves its main line, if it is a forked one.
+    fork_ply: Option<u32>,
 }
 
 impl<G: Game> Slot<G> {
@@ -77,7 +79,7 @@ impl<G: Game> Slot<G> {
 /// as they were before the share existed.
 fn random_plies(cfg: &RunConfig, seed: u64) -> u32 {
     let share = cfg.random_opening_share;
-    let draw = (mix64(seed ^ OPENING_SALT) >> 11) as f64 / (1u64 << 53) as f64;
+    let draw = unit_draw(mix64(seed ^ OPENING_SALT));
     if share >= 1.0 || draw < share {
         cfg.random_opening_plies
     } else {
@@ -87,6 +89,40 @@ fn random_plies(cfg: &RunConfig, seed: u64) -> u32 {
 
 /// Separates the opening's draw from the other uses of a game's seed.
 const OPENING_SALT: u64 = 0x09e2_1a5e_0f0c_e7a1;
+
+/// The ply at which the game seeded `seed` leaves its main line, if it is one of the run's
+/// `fork_share` of forked games. From the seed, like the opening, so that the games that are
+/// not forked stay as they were without forks.
+fn fork_ply(cfg: &RunConfig, seed: u64) -> Option<u32> {
+    if cfg.fork_plies == 0 {
+        return None;
+    }
+    let draw = mix64(seed ^ FORK_SALT);
+    (unit_draw(draw) < cfg.fork_share).then(|| (mix64(draw) % cfg.fork_plies as u64) as u32)
+}
+
+/// Separates the fork's draw from the other uses of a game's seed.
+const FORK_SALT: u64 = 0x5f0e_c4a2_b1d3_9e67;
+
+/// A uniform number in [0, 1) from 64 random bits.
+fn unit_draw(bits: u64) -> f64 {
+    (bits >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The fork's move: uniformly one of the legal moves other than the searched one (that one
+/// when it is the only move).
+fn fork_move<G: Game>(pos: &G, searched: u8, rng: &mut Rng64) -> u8 {
+    let others: Vec<u8> = pos
+        .legal_moves()
+        .into_iter()
+        .filter(|&m| m != searched)
+        .collect();
+    if others.is_empty() {
+        searched
+    } else {
+        others[rng.random_range(0..others.len())]
+    }
+}
 
 /// The seed of game `index` of an iteration: games are reproducible whichever worker plays them.
 pub fn game_seed(seed: u64, iteration: u32, index: u64) -> u64 {
@@ -116,6 +152,7 @@ struct Worker<'a, G: Game, E: LeafEvaluator<G>> {
 impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
     fn new_slot(&self, index: u64) -> Slot<G> {
         let seed = game_seed(self.cfg.seed, self.iteration, index);
+        let fork_ply = fork_ply(self.cfg, seed);
         let mut slot = Slot {
             index,
             tree: Tree::new(G::new(), self.cfg.mcts),
@@ -123,7 +160,13 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             record: GameRecord::default(),
             sims: self.cfg.sims,
             full: true,
-            random_plies: random_plies(self.cfg, seed),
+            // A forked game leaves the main line: it does not open at random.
+            random_plies: if fork_ply.is_some() {
+                0
+            } else {
+                random_plies(self.cfg, seed)
+            },
+            fork_ply,
         };
         slot.plan_search(self.cfg);
         slot
@@ -196,7 +239,14 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             let moves = s.tree.root_pos().legal_moves();
             moves[s.rng.random_range(0..moves.len())]
         } else {
-            s.tree.pick_move(temperature, &mut s.rng)?
+            let searched = s.tree.pick_move(temperature, &mut s.rng)?;
+            if s.fork_ply == Some(ply) {
+                // The positions up to here would learn the result of a game that left the line.
+                s.record.trains_from = ply + 1;
+                fork_move(s.tree.root_pos(), searched, &mut s.rng)
+            } else {
+                searched
+            }
         };
         s.record.moves.push(m);
         if s.full {
@@ -315,5 +365,45 @@ mod tests {
         // A game opens with the run's random plies or none.
         cfg.random_opening_share = 0.5;
         assert!((0..100).all(|i| [0, 4].contains(&random_plies(&cfg, game_seed(3, 1, i)))));
+    }
+
+    #[test]
+    fn a_share_of_the_games_forks_at_plies_spread_below_the_limit() {
+        let mut cfg = RunConfig::preset("tiny", GameKind::Connect4, false).unwrap();
+        let forks = |cfg: &RunConfig| -> Vec<u32> {
+            (0..10_000)
+                .filter_map(|i| fork_ply(cfg, game_seed(3, 1, i)))
+                .collect()
+        };
+        // Off by default, and without plies to fork at.
+        assert!(forks(&cfg).is_empty());
+        cfg.fork_share = 0.25;
+        assert!(forks(&cfg).is_empty());
+        cfg.fork_plies = 10;
+        let plies = forks(&cfg);
+        assert!((2_300..2_700).contains(&plies.len()), "{}", plies.len());
+        let mut per_ply = [0; 10];
+        plies.iter().for_each(|&p| per_ply[p as usize] += 1);
+        assert!(
+            per_ply.iter().all(|&n| (180..330).contains(&n)),
+            "{per_ply:?}"
+        );
+        cfg.fork_share = 1.0;
+        assert_eq!(forks(&cfg).len(), 10_000);
+    }
+
+    #[test]
+    fn a_fork_plays_another_legal_move_than_the_searched_one() {
+        use crate::games::connect4::Connect4;
+        let mut rng = rng_from_seed(5);
+        let mut pos = Connect4::new();
+        let played: std::collections::HashSet<u8> =
+            (0..200).map(|_| fork_move(&pos, 3, &mut rng)).collect();
+        assert_eq!(played, [0, 1, 2, 4, 5, 6].into());
+        // Column 0 full: neither it nor the searched move is played.
+        for _ in 0..6 {
+            pos.play(0);
+        }
+        assert!((0..100).all(|_| ![0, 3].contains(&fork_move(&pos, 3, &mut rng))));
     }
 }
