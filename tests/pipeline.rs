@@ -433,26 +433,37 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
     );
 }
 
+/// One iteration of `games` tic-tac-toe self-play games (tiny preset, chunks of 20, without
+/// noise or temperature, then `adjust`ed), read back in game order.
+fn tictactoe_self_play(
+    games: u64,
+    adjust: impl FnOnce(&mut RunConfig),
+) -> Vec<zero::alphazero::records::GameRecord> {
+    use zero::alphazero::records::read_iteration;
+    use zero::alphazero::selfplay::self_play;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.games = games;
+    cfg.chunk_games = 20;
+    cfg.temperature_plies = 0;
+    cfg.mcts.noise_fraction = 0.0;
+    adjust(&mut cfg);
+    let net = tictactoe_net(&cfg);
+    let data = tmp.path().join("data");
+    self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
+    read_iteration(&data, "tictactoe", 9, 1).unwrap()
+}
+
 /// Forked games: each plays its searched moves (no random opening) up to its fork, another
 /// move there, and trains only on the positions after the fork.
 #[test]
 fn forked_games_leave_the_main_line_once_and_train_after_it() {
-    use zero::alphazero::records::read_iteration;
-    use zero::alphazero::selfplay::self_play;
     use zero::alphazero::train::samples_from;
-    let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.games = 40;
-    cfg.chunk_games = 20;
-    cfg.temperature_plies = 0;
-    cfg.mcts.noise_fraction = 0.0;
-    cfg.random_opening_plies = 2;
-    cfg.fork_share = 1.0;
-    cfg.fork_plies = 4;
-    let net = tictactoe_net(&cfg);
-    let data = tmp.path().join("data");
-    self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
-    let games = read_iteration(&data, "tictactoe", 9, 1).unwrap();
+    let games = tictactoe_self_play(40, |cfg| {
+        cfg.random_opening_plies = 2;
+        cfg.fork_share = 1.0;
+        cfg.fork_plies = 4;
+    });
     assert_eq!(games.len(), 40);
     // Tic-tac-toe lasts at least 5 plies: every game reached its fork.
     assert!(games.iter().all(|g| (1..=4).contains(&g.trains_from)));
@@ -492,20 +503,8 @@ fn forked_games_leave_the_main_line_once_and_train_after_it() {
 #[test]
 fn random_opening_plies_spread_the_openings() {
     use std::collections::HashSet;
-    use zero::alphazero::records::read_iteration;
-    use zero::alphazero::selfplay::self_play;
-    let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.games = 60;
-    cfg.chunk_games = 20;
     // Without noise or temperature, self-play would play one opening.
-    cfg.temperature_plies = 0;
-    cfg.mcts.noise_fraction = 0.0;
-    cfg.random_opening_plies = 2;
-    let net = tictactoe_net(&cfg);
-    let data = tmp.path().join("data");
-    self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
-    let games = read_iteration(&data, "tictactoe", 9, 1).unwrap();
+    let games = tictactoe_self_play(60, |cfg| cfg.random_opening_plies = 2);
     assert_eq!(games.len(), 60);
     let firsts: HashSet<u8> = games.iter().map(|g| g.moves[0]).collect();
     let openings: HashSet<&[u8]> = games.iter().map(|g| &g.moves[..2]).collect();
