@@ -49,7 +49,7 @@ use zero::core::files::{parse_json, Format};
 use zero::games::blackjack::{Action, STATES};
 use zero::games::{Connect4, Game, GameError, GameKind, Move, Othello4, Tally, TicTacToe};
 use zero::nn::tensors::{from_safetensors_bytes, to_safetensors_bytes};
-use zero::nn::{Arch, Net, Shape};
+use zero::nn::{Arch, Net, Precision, Shape};
 use zero::players::PlayerSpec;
 use zero::search::mcts::{MctsConfig, SearchKind};
 use zero::solvers::connect4::{parse_labelled_positions, MAX_SCORE, MIN_SCORE};
@@ -1144,6 +1144,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             fork_share: d.0,
             fork_plies: b.1 / 3,
             mcts: b.2,
+            precision: if e.3 { Precision::Bf16 } else { Precision::F32 },
             playout_cap: None,
             train_steps: b.3,
             batch_size: b.4,

@@ -141,6 +141,7 @@ fn a_trained_network_beats_the_untrained_one() {
                 sims,
                 2,
                 Default::default(),
+                Default::default(),
             )?))
         }
     };

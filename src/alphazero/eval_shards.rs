@@ -61,10 +61,10 @@ pub fn play_eval_shard<G: Game>(
     }
     let started = std::time::Instant::now();
     let opts = evaluation_options(cfg, iteration, progress);
-    let (sims, plies, search) = (cfg.eval_sims, cfg.eval_random_plies, cfg.mcts.search);
+    let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
     let values = play_match_games::<G>(
-        &net_factory::<G>(&latest, sims, plies, search),
-        &net_factory::<G>(&best, sims, plies, search),
+        &net_factory::<G>(cfg, &latest, sims, plies),
+        &net_factory::<G>(cfg, &best, sims, plies),
         games.clone(),
         &opts,
     )?;

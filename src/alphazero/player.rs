@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::net_evaluator::NetEvaluator;
 use crate::games::Game;
-use crate::nn::{default_device, Evaluator, Net, Shape};
+use crate::nn::{default_device, Evaluator, Net, Precision, Shape};
 use crate::search::agent::SearchAgent;
 use crate::search::mcts::{MctsConfig, SearchKind};
 
@@ -14,14 +14,17 @@ use crate::search::mcts::{MctsConfig, SearchKind};
 const PLAY_BATCH: usize = 8;
 
 /// The network player loaded from `path`: `sims` simulations a move of the `search`, the
-/// first `random_plies` plies sampled (so that games differ), the best move after.
+/// first `random_plies` plies sampled (so that games differ), the best move after; the
+/// network computing in `precision`.
 pub fn net_agent<G: Game>(
     path: &Path,
     sims: u32,
     random_plies: u32,
     search: SearchKind,
+    precision: Precision,
 ) -> Result<SearchAgent<G, NetEvaluator<Net>>> {
-    let net = Net::load(path, G::NAME, Shape::of::<G>(), default_device())?;
+    let net =
+        Net::load(path, G::NAME, Shape::of::<G>(), default_device())?.with_precision(precision);
     Ok(search_player(net, sims, random_plies, search, false))
 }
 

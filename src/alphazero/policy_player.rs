@@ -10,7 +10,7 @@ use super::net_evaluator::NetEvaluator;
 use crate::agent::{Agent, Analysis};
 use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move};
-use crate::nn::{default_device, Evaluator, Net, Shape};
+use crate::nn::{default_device, Evaluator, Net, Precision, Shape};
 use crate::search::mcts::LeafEvaluator;
 
 /// The network alone as a player, on any evaluator (a network of its own by default).
@@ -22,9 +22,14 @@ pub struct PolicyAgent<E = Net> {
     last: Option<Analysis>,
 }
 
-/// The network of `path` as a player without search.
-pub fn policy_agent<G: Game>(path: &Path, random_plies: u32) -> Result<PolicyAgent> {
-    let net = Net::load(path, G::NAME, Shape::of::<G>(), default_device())?;
+/// The network of `path`, computing in `precision`, as a player without search.
+pub fn policy_agent<G: Game>(
+    path: &Path,
+    random_plies: u32,
+    precision: Precision,
+) -> Result<PolicyAgent> {
+    let net =
+        Net::load(path, G::NAME, Shape::of::<G>(), default_device())?.with_precision(precision);
     Ok(PolicyAgent::new(net, random_plies))
 }
 
@@ -137,7 +142,7 @@ mod tests {
         let arch = Arch::resnet(1, 8);
         let net = Net::new_seeded("tictactoe", arch, shape, default_device(), 3).unwrap();
         net.save(&path).unwrap();
-        let mut agent = policy_agent::<TicTacToe>(&path, 0).unwrap();
+        let mut agent = policy_agent::<TicTacToe>(&path, 0, Precision::F32).unwrap();
         for position in ["", "5", "51", "519"] {
             let pos = TicTacToe::parse_position(position).unwrap();
             let mut input = vec![0.0; TicTacToe::input_size()];

@@ -24,7 +24,6 @@ use crate::core::rng::streams;
 use crate::core::threads::default_threads;
 use crate::games::Game;
 use crate::nn::{default_device, Net, Shape, TorchThreads};
-use crate::search::mcts::SearchKind;
 
 /// Seconds between saves of an unfinished training stage (a crash loses at most this much;
 /// Ctrl-C loses nothing).
@@ -76,7 +75,8 @@ pub fn stage_self_play<G: Game>(
     progress: bool,
 ) -> Result<SelfPlayStats> {
     ensure_best::<G>(cfg, paths)?;
-    let net = Net::load(&paths.best(), G::NAME, Shape::of::<G>(), default_device())?;
+    let net = Net::load(&paths.best(), G::NAME, Shape::of::<G>(), default_device())?
+        .with_precision(cfg.precision);
     let whole_stage = shard.is_none();
     let mut stats = self_play_shard::<G>(cfg, net, iteration, &paths.data, shard, progress)?;
     if let Some(shards) = elsewhere {
@@ -103,7 +103,8 @@ pub fn stage_train<G: Game>(
     } else {
         paths.best()
     };
-    let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?;
+    let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?
+        .with_precision(cfg.precision);
     let trained_before = net.meta.iteration == iteration;
     let samples = load_window::<G>(cfg, &paths.data, iteration)?;
     // Nothing else runs while the network trains: every core goes to libtorch.
@@ -153,14 +154,19 @@ pub struct EvalStats {
     pub grade_seconds: Option<f64>,
 }
 
-/// Builds the network player of `path` for each match thread.
+/// Builds the network player of `path` for each match thread, searching as `cfg.mcts.search`
+/// says and computing in `cfg.precision`.
 pub(super) fn net_factory<'a, G: Game>(
+    cfg: &RunConfig,
     path: &'a Path,
     sims: u32,
     random_plies: u32,
-    search: SearchKind,
 ) -> impl Fn() -> Result<Box<dyn Agent<G>>> + Sync + 'a {
-    move || Ok(Box::new(net_agent::<G>(path, sims, random_plies, search)?) as Box<dyn Agent<G>>)
+    let (search, precision) = (cfg.mcts.search, cfg.precision);
+    move || {
+        let agent = net_agent::<G>(path, sims, random_plies, search, precision)?;
+        Ok(Box::new(agent) as Box<dyn Agent<G>>)
+    }
 }
 
 /// Makes `latest` the new `best`, one generation up; returns the new generation.
@@ -216,8 +222,7 @@ pub fn stage_evaluate<G: Game>(
                 seed: streams::BENCHMARK.seed(cfg.seed, iteration as u64),
                 ..opts
             };
-            let best_player =
-                net_factory::<G>(&best, cfg.eval_sims, cfg.eval_random_plies, cfg.mcts.search);
+            let best_player = net_factory::<G>(cfg, &best, cfg.eval_sims, cfg.eval_random_plies);
             Some(play_match::<G>("best", name, &best_player, make, &opts)?)
         }
         _ => None,
@@ -261,15 +266,14 @@ fn latest_against_best<G: Game>(
     }
     let (latest, best) = (paths.latest(), paths.best());
     let generation_before = Net::read_meta(&best)?.generation;
-    let search = cfg.mcts.search;
     let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
     let latest_vs_best = match played {
         Some(merged) => merged,
         None => play_match::<G>(
             "latest",
             "best",
-            &net_factory::<G>(&latest, sims, plies, search),
-            &net_factory::<G>(&best, sims, plies, search),
+            &net_factory::<G>(cfg, &latest, sims, plies),
+            &net_factory::<G>(cfg, &best, sims, plies),
             opts,
         )?,
     };
@@ -311,14 +315,15 @@ fn grade_best<G: Game>(
     let seed = GRADING.seed(cfg.seed, iteration as u64);
     let threads = default_threads();
     let net = if net_n > 0 {
-        let alone = || Ok(Box::new(policy_agent::<G>(best, 0)?) as Box<dyn Agent<G>>);
+        let precision = cfg.precision;
+        let alone = || Ok(Box::new(policy_agent::<G>(best, 0, precision)?) as Box<dyn Agent<G>>);
         let subset = set.subset(net_n);
         Some(grade::<G>(&alone, &subset, threads, seed, progress)?)
     } else {
         None
     };
     let search = if search_n > 0 {
-        let searching = net_factory::<G>(best, cfg.eval_sims, 0, cfg.mcts.search);
+        let searching = net_factory::<G>(cfg, best, cfg.eval_sims, 0);
         let subset = set.subset(search_n);
         Some(grade::<G>(&searching, &subset, threads, seed, progress)?)
     } else {

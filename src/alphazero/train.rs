@@ -723,6 +723,56 @@ mod tests {
         assert!(e.to_string().contains("no final-board targets"), "{e}");
     }
 
+    /// The policy and value losses of `net` on `samples`, in 32-bit floats.
+    fn losses(net: &Net, samples: &Samples) -> (f64, f64) {
+        let n = samples.len() as i64;
+        let xs = Tensor::from_slice(&samples.inputs).view([n, 3, 3, 3]);
+        let (logits, value) = net.forward(&xs, false).unwrap();
+        let target_p = Tensor::from_slice(&samples.policies).view([n, 9]);
+        let policy = -(target_p * logits.log_softmax(-1, Kind::Float))
+            .sum_dim_intlist(-1, false, Kind::Float)
+            .mean(Kind::Float);
+        let target_v = Tensor::from_slice(&samples.values);
+        let value = value.mse_loss(&target_v, Reduction::Mean);
+        (policy.double_value(&[]), value.double_value(&[]))
+    }
+
+    #[test]
+    fn a_network_computing_in_bfloat16_trains_its_32_bit_weights_as_far_as_in_32_bits() {
+        use crate::alphazero::config::RunConfig;
+        use crate::games::GameKind;
+        use crate::nn::{Arch, Precision, Shape};
+        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+        cfg.train_steps = 150;
+        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
+        let shape = Shape::of::<TicTacToe>();
+        let trained = |precision| {
+            let arch = Arch::resnet(1, 16);
+            let mut net = Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3)
+                .unwrap()
+                .with_precision(precision);
+            train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
+            assert!(net.vs.variables().values().all(|t| t.kind() == Kind::Float));
+            net.with_precision(Precision::F32)
+        };
+        let untrained =
+            Net::new_seeded("tictactoe", Arch::resnet(1, 16), shape, tch::Device::Cpu, 3);
+        let (_, value_before) = losses(&untrained.unwrap(), &samples);
+        let (policy32, value32) = losses(&trained(Precision::F32), &samples);
+        let (policy16, value16) = losses(&trained(Precision::Bf16), &samples);
+        // Random games: the value head has something to learn (the policy of random moves
+        // is near its floor from the start).
+        assert!(
+            value16 < 0.85 * value_before,
+            "value loss {value_before:.3} -> {value16:.3}"
+        );
+        assert!(
+            (policy16 - policy32).abs() < 0.03 * policy32
+                && (value16 - value32).abs() < 0.05 * value32,
+            "bfloat16 {policy16:.4} / {value16:.4}, 32 bits {policy32:.4} / {value32:.4}"
+        );
+    }
+
     #[test]
     fn positions_are_drawn_by_weight_when_they_have_weights() {
         let mut s = Samples {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::alphazero::config::RunConfig;
 use crate::core::rng::rng_from_seed;
 use crate::games::{Game, GameKind};
-use crate::nn::{default_device, Arch, Net, Shape};
+use crate::nn::{default_device, Arch, Net, Precision, Shape};
 use crate::players::Playable;
 use crate::search::mcts::{search, MctsConfig, SearchKind, Tree, UniformEvaluator};
 
@@ -57,6 +57,10 @@ pub struct SelfplayArgs {
     /// libtorch threads (default: one on CPU, see `zero --help`).
     #[arg(long)]
     threads: Option<i32>,
+    /// What the network computes in: f32, or bf16 (fast on processors with bfloat16
+    /// instructions); the preset's when not given.
+    #[arg(long)]
+    precision: Option<Precision>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
     #[arg(long)]
@@ -92,6 +96,7 @@ struct SelfplayBench {
     game: String,
     arch: String,
     parameters: i64,
+    precision: Precision,
     sims: u32,
     games: u64,
     seconds: f64,
@@ -182,13 +187,17 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     }
     cfg.games = a.games.unwrap_or(cfg.chunk_games * cfg.workers as u64);
     cfg.seed = a.seed;
+    if let Some(p) = a.precision {
+        cfg.precision = p;
+    }
     let net = Net::new_seeded(
         G::NAME,
         cfg.arch,
         Shape::of::<G>(),
         default_device(),
         a.seed,
-    )?;
+    )?
+    .with_precision(cfg.precision);
     let parameters = net.parameters();
     let raw_net = net.try_clone(default_device())?;
     let dir = std::env::temp_dir().join(format!("zero-bench-{}", std::process::id()));
@@ -200,6 +209,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         game: G::NAME.into(),
         arch: cfg.arch.to_string(),
         parameters,
+        precision: cfg.precision,
         sims: cfg.sims,
         games: stats.games,
         seconds: stats.seconds,
@@ -216,8 +226,8 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         return super::print_json(&out);
     }
     println!(
-        "{} self-play, {} ({} parameters), {} sims/move: {} games in {:.1} s",
-        out.game, out.arch, out.parameters, out.sims, out.games, out.seconds
+        "{} self-play, {} ({} parameters, {}), {} sims/move: {} games in {:.1} s",
+        out.game, out.arch, out.parameters, out.precision, out.sims, out.games, out.seconds
     );
     println!("  games/min            {:>10.1}", out.games_per_min);
     println!("  positions/s          {:>10.1}", out.positions_per_s);

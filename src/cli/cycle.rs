@@ -69,11 +69,12 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let json = args.run.json;
     if !json {
         eprintln!(
-            "zero cycle: {} with preset '{}' ({}, {} games x {} sims per iteration), {} iterations; \
-             files in {} and {}",
+            "zero cycle: {} with preset '{}' ({} in {}, {} games x {} sims per iteration), {} \
+             iterations; files in {} and {}",
             G::NAME,
             cfg.preset,
             cfg.arch,
+            cfg.precision,
             cfg.games,
             cfg.sims,
             args.iterations,

@@ -1,12 +1,15 @@
-//! The network (`net`), batched inference (`inference`) and named tensors as safetensors
-//! bytes (`tensors`: how models and training checkpoints are stored).
+//! The network (`net`) and the number format it computes in (`precision`), batched inference
+//! (`inference`) and named tensors as safetensors bytes (`tensors`: how models and training
+//! checkpoints are stored).
 
 pub mod inference;
 pub mod net;
+pub mod precision;
 pub mod tensors;
 
 pub use inference::{Evaluator, InferenceClient, InferenceServer, InferenceStats, Metered};
 pub use net::{Arch, ModelMeta, Net, Shape};
+pub use precision::Precision;
 
 /// libtorch's CPU threads for as long as the guard lives, then what they were before: a stage
 /// that runs alone (training) takes every core, while stages whose search threads each

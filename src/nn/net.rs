@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use tch::nn;
 use tch::{Device, Kind, TchError, Tensor};
 
+use super::precision::Precision;
 use super::tensors::{
     from_safetensors_bytes, read_safetensors_metadata, to_safetensors_bytes, FileMetadata,
 };
@@ -221,10 +222,12 @@ struct Conv {
 }
 
 impl Conv {
-    fn f_forward(&self, xs: &Tensor) -> Result<Tensor, TchError> {
+    /// The convolution computed in `kind` (the weights cast to it: a no-op in their own kind,
+    /// and on the autograd tape in training, so gradients reach the 32-bit weights).
+    fn f_forward(&self, xs: &Tensor, kind: Kind) -> Result<Tensor, TchError> {
         let c = &self.cfg;
         xs.f_conv2d(
-            &self.layer.ws,
+            &self.layer.ws.f_to_kind(kind)?,
             self.layer.bs.as_ref(),
             [c.stride; 2],
             [c.padding; 2],
@@ -312,6 +315,8 @@ pub struct Net {
     pub vs: nn::VarStore,
     body: Body,
     pub meta: ModelMeta,
+    /// What the trunk computes in (not part of the model: the same weights either way).
+    precision: Precision,
 }
 
 fn conv(p: nn::Path, cin: usize, cout: usize, kernel: i64, padding: i64) -> Conv {
@@ -458,7 +463,18 @@ impl Net {
                 iteration: 0,
                 config: serde_json::Value::Null,
             },
+            precision: Precision::F32,
         })
+    }
+
+    /// The same network computing in `precision` (see [`Precision`]).
+    pub fn with_precision(mut self, precision: Precision) -> Net {
+        self.precision = precision;
+        self
+    }
+
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     pub fn device(&self) -> Device {
@@ -508,26 +524,33 @@ impl Net {
                 value_fc2,
                 board: board_head,
             } => {
-                let mut x = bn.f_forward(&conv.f_forward(xs)?, train)?.f_relu()?;
+                let trunk = self.precision.trunk_kind();
+                let xs = xs.f_to_kind(trunk)?;
+                let mut x = bn
+                    .f_forward(&conv.f_forward(&xs, trunk)?, train)?
+                    .f_relu()?;
                 for b in blocks {
-                    let y = b.bn1.f_forward(&b.conv1.f_forward(&x)?, train)?.f_relu()?;
-                    let y = b.bn2.f_forward(&b.conv2.f_forward(&y)?, train)?;
+                    let y = b.conv1.f_forward(&x, trunk)?;
+                    let y = b.bn1.f_forward(&y, train)?.f_relu()?;
+                    let y = b.bn2.f_forward(&b.conv2.f_forward(&y, trunk)?, train)?;
                     x = y.f_add(&x)?.f_relu()?;
                 }
+                // The heads are small: 32-bit floats, whatever the trunk computed in.
+                let (x, float) = (x.f_to_kind(Kind::Float)?, Kind::Float);
                 let policy = policy_bn
-                    .f_forward(&policy_conv.f_forward(&x)?, train)?
+                    .f_forward(&policy_conv.f_forward(&x, float)?, train)?
                     .f_relu()?
                     .f_flatten(1, -1)?;
                 let policy = f_linear(&policy, policy_fc)?;
                 let value = value_bn
-                    .f_forward(&value_conv.f_forward(&x)?, train)?
+                    .f_forward(&value_conv.f_forward(&x, float)?, train)?
                     .f_relu()?
                     .f_flatten(1, -1)?;
                 let value = f_linear(&value, value_fc1)?.f_relu()?;
                 let value = f_linear(&value, value_fc2)?.f_tanh()?.f_view([-1])?;
                 let owners = match board_head.as_ref().filter(|_| board) {
                     Some((c, b)) => Some(
-                        b.f_forward(&c.f_forward(&x)?, train)?
+                        b.f_forward(&c.f_forward(&x, float)?, train)?
                             .f_tanh()?
                             .f_flatten(1, -1)?,
                     ),
@@ -544,10 +567,12 @@ impl Net {
                 policy,
                 value,
             } => {
-                let mut x = xs.shallow_clone();
+                let trunk = self.precision.trunk_kind();
+                let mut x = xs.f_to_kind(trunk)?;
                 for (c, b) in convs {
-                    x = b.f_forward(&c.f_forward(&x)?, train)?.f_relu()?;
+                    x = b.f_forward(&c.f_forward(&x, trunk)?, train)?.f_relu()?;
                 }
+                let x = x.f_to_kind(Kind::Float)?;
                 let x = f_linear(&x.f_flatten(1, -1)?, fc1)?;
                 let x = fc1_bn.f_forward(&x, train)?.f_relu()?;
                 let x = fc2_bn.f_forward(&f_linear(&x, fc2)?, train)?.f_relu()?;
@@ -752,7 +777,7 @@ impl Net {
         let mut net = Net::new(&self.meta.game, self.meta.arch, self.meta.shape, device)?;
         net.vs.copy(&self.vs)?;
         net.meta = self.meta.clone();
-        Ok(net)
+        Ok(net.with_precision(self.precision))
     }
 }
 
@@ -1104,6 +1129,59 @@ mod tests {
         let back = load(&path).unwrap();
         assert!(back.has_board_head());
         assert_eq!(weights(&back), weights(&head));
+    }
+
+    #[test]
+    fn in_bfloat16_the_same_weights_answer_as_in_32_bits_to_within_its_precision() {
+        use crate::games::Connect4;
+        let shape = Shape::of::<Connect4>();
+        let f32_net =
+            Net::new_seeded("connect4", Arch::resnet(2, 16), shape, Device::Cpu, 4).unwrap();
+        let bf16_net = f32_net
+            .try_clone(Device::Cpu)
+            .unwrap()
+            .with_precision(Precision::Bf16);
+        // A copy keeps the precision; the weights stay 32-bit floats.
+        let copy = bf16_net.try_clone(Device::Cpu).unwrap();
+        assert_eq!(copy.precision(), Precision::Bf16);
+        assert!(copy
+            .vs
+            .variables()
+            .values()
+            .all(|t| t.kind() == Kind::Float));
+        let n = 16;
+        let mut rng = crate::core::rng::rng_from_seed(9);
+        let x: Vec<f32> = (0..n * shape.input_size())
+            .map(|_| f32::from(rand::Rng::random_range(&mut rng, 0..2u8)))
+            .collect();
+        let answer = |net: &Net| {
+            let (mut p, mut v) = (vec![0.0; n * shape.actions], vec![0.0; n]);
+            net.evaluate(&x, n, &mut p, &mut v).unwrap();
+            (p, v)
+        };
+        let ((p32, v32), (p16, v16)) = (answer(&f32_net), answer(&bf16_net));
+        let largest = |a: &[f32], b: &[f32]| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0f32, f32::max)
+        };
+        // bfloat16 keeps 8 bits of mantissa: about 2-3 decimal digits through the trunk.
+        let (dp, dv) = (largest(&p32, &p16), largest(&v32, &v16));
+        assert!(dp > 0.0 && dp < 0.02, "policy differs by {dp}");
+        assert!(dv < 0.05, "value differs by {dv}");
+        assert_eq!(answer(&bf16_net), (p16, v16), "bfloat16 answers repeat");
+    }
+
+    #[test]
+    fn a_network_saved_while_computing_in_bfloat16_saves_32_bit_weights() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bf16.safetensors");
+        let original = net(5).with_precision(Precision::Bf16);
+        original.save(&path).unwrap();
+        let back = load(&path).unwrap();
+        assert_eq!(back.precision(), Precision::F32);
+        assert_eq!(weights(&back), weights(&original));
     }
 
     #[test]
