@@ -536,7 +536,8 @@ impl Net {
                     x = y.f_add(&x)?.f_relu()?;
                 }
                 // The heads are small: 32-bit floats, whatever the trunk computed in.
-                let (x, float) = (x.f_to_kind(Kind::Float)?, Kind::Float);
+                let float = Kind::Float;
+                let x = x.f_to_kind(float)?;
                 let policy = policy_bn
                     .f_forward(&policy_conv.f_forward(&x, float)?, train)?
                     .f_relu()?
