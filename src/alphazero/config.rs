@@ -274,7 +274,7 @@ impl RunConfig {
                 // Gumbel AlphaZero keeps learning with few simulations: 16 a move over 1,200
                 // games an iteration taught the network more than PUCT's 64 over 400 at the
                 // same cost (docs/ablations.md). `--search puct` keeps PUCT's own budget: the
-                // previous default run, bit for bit.
+                // previous default run's settings.
                 c.mcts.search = SearchKind::Gumbel;
                 let run_search = search.unwrap_or(c.mcts.search);
                 (c.games, c.sims) = match run_search {
@@ -513,7 +513,7 @@ mod tests {
         assert_eq!((puct.random_opening_plies, puct.eval_opening_plies), (0, 0));
         assert_eq!((puct.fork_share, puct.fork_plies), (0.0, 0));
         // Nothing else differs: the same network, training and evaluation (PUCT's run
-        // computes in 32 bits, bit for bit the run it was).
+        // computes in 32 bits, with the settings of the run it was).
         assert_eq!((puct.precision, puct.train_steps), (Precision::F32, 300));
         let same_budget = RunConfig {
             mcts: puct.mcts,
