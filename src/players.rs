@@ -11,7 +11,7 @@ use crate::agent::{Agent, RandomAgent};
 use crate::alphazero::player::search_player;
 use crate::alphazero::policy_player::PolicyAgent;
 use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
-use crate::nn::{default_device, Evaluator, Net, Shape};
+use crate::nn::{default_device, Evaluator, InferenceNet, Net, Shape};
 use crate::search::agent::rollout_agent;
 use crate::search::alphabeta::AlphaBetaAgent;
 use crate::search::mcts::SearchKind;
@@ -176,7 +176,7 @@ impl PlayerSpec {
     pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
         let net = |path: PathBuf| -> Result<Box<dyn Agent<G>>> {
             let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())?;
-            Ok(network_player::<G, _>(net, ctx))
+            Ok(network_player::<G, _>(InferenceNet::new(&net)?, ctx))
         };
         let agent: Result<Box<dyn Agent<G>>> = match self {
             PlayerSpec::Random => Ok(Box::new(RandomAgent::new())),

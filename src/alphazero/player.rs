@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::net_evaluator::NetEvaluator;
 use crate::games::Game;
-use crate::nn::{default_device, Evaluator, Net, Precision, Shape};
+use crate::nn::{default_device, Evaluator, InferenceNet, Net, Precision, Shape};
 use crate::search::agent::SearchAgent;
 use crate::search::mcts::{MctsConfig, SearchKind};
 
@@ -22,10 +22,16 @@ pub fn net_agent<G: Game>(
     random_plies: u32,
     search: SearchKind,
     precision: Precision,
-) -> Result<SearchAgent<G, NetEvaluator<Net>>> {
+) -> Result<SearchAgent<G, NetEvaluator<InferenceNet>>> {
     let net =
         Net::load(path, G::NAME, Shape::of::<G>(), default_device())?.with_precision(precision);
-    Ok(search_player(net, sims, random_plies, search, false))
+    Ok(search_player(
+        InferenceNet::new(&net)?,
+        sims,
+        random_plies,
+        search,
+        false,
+    ))
 }
 
 /// The network player on any evaluator: a network of its own, or a client of an inference

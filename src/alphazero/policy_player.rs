@@ -10,11 +10,11 @@ use super::net_evaluator::NetEvaluator;
 use crate::agent::{Agent, Analysis};
 use crate::core::rng::{rng_from_seed, Rng64};
 use crate::games::{Game, Move};
-use crate::nn::{default_device, Evaluator, Net, Precision, Shape};
+use crate::nn::{default_device, Evaluator, InferenceNet, Net, Precision, Shape};
 use crate::search::mcts::LeafEvaluator;
 
 /// The network alone as a player, on any evaluator (a network of its own by default).
-pub struct PolicyAgent<E = Net> {
+pub struct PolicyAgent<E = InferenceNet> {
     eval: NetEvaluator<E>,
     rng: Rng64,
     /// Plies at the start of a game sampled in proportion to the policy, so games differ.
@@ -30,7 +30,7 @@ pub fn policy_agent<G: Game>(
 ) -> Result<PolicyAgent> {
     let net =
         Net::load(path, G::NAME, Shape::of::<G>(), default_device())?.with_precision(precision);
-    Ok(PolicyAgent::new(net, random_plies))
+    Ok(PolicyAgent::new(InferenceNet::new(&net)?, random_plies))
 }
 
 impl<E: Evaluator> PolicyAgent<E> {

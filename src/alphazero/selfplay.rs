@@ -26,7 +26,7 @@ use super::worker::run_worker;
 use crate::core::progress::{self, Task};
 use crate::core::threads::panic_message;
 use crate::games::Game;
-use crate::nn::{Evaluator, InferenceServer, InferenceStats, Metered, Net};
+use crate::nn::{Evaluator, InferenceNet, InferenceServer, InferenceStats, Metered, Net};
 
 /// What a self-play run did (a shard's, as `zero selfplay --games-from --json` prints it, is
 /// read back to merge the shards' figures).
@@ -208,11 +208,10 @@ pub fn self_play_shard<G: Game>(
         task: &task,
     };
     let (mut stats, inference) = if net.device() == tch::Device::Cpu {
-        let mut nets = Vec::with_capacity(workers);
-        for _ in 1..workers {
-            nets.push(Metered::new(net.try_clone(tch::Device::Cpu)?));
-        }
-        nets.push(Metered::new(net));
+        // Each worker its own copy of the network, folded for inference.
+        let nets = (0..workers)
+            .map(|_| Ok(Metered::new(InferenceNet::new(&net)?)))
+            .collect::<Result<Vec<_>>>()?;
         let (stats, nets) = run.play::<G, _>(nets)?;
         let mut inference = InferenceStats::default();
         for n in &nets {
@@ -220,7 +219,7 @@ pub fn self_play_shard<G: Game>(
         }
         (stats, inference)
     } else {
-        let server = InferenceServer::start(net, workers * cfg.parallel_games);
+        let server = InferenceServer::start(InferenceNet::new(&net)?, workers * cfg.parallel_games);
         let clients = (0..workers)
             .map(|_| server.client())
             .collect::<Result<Vec<_>>>()?;

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::alphazero::config::RunConfig;
 use crate::core::rng::rng_from_seed;
 use crate::games::{Game, GameKind};
-use crate::nn::{default_device, Arch, Net, Precision, Shape};
+use crate::nn::{default_device, Arch, InferenceNet, Net, Precision, Shape};
 use crate::players::Playable;
 use crate::search::mcts::{search, MctsConfig, SearchKind, Tree, UniformEvaluator};
 
@@ -126,7 +126,7 @@ fn parse_arch(s: &str) -> Result<Arch> {
 
 /// Positions per second of plain forward passes over the same mix of batch sizes that
 /// self-play sent (each size as often as it occurred, cycled for at least `seconds`).
-fn raw_forward_rate(net: &Net, batch_sizes: &[u64], seconds: f64) -> Result<f64> {
+fn raw_forward_rate(net: &InferenceNet, batch_sizes: &[u64], seconds: f64) -> Result<f64> {
     let s = net.meta.shape;
     let largest = batch_sizes.len().saturating_sub(1).max(1);
     let mut rng = rng_from_seed(7);
@@ -199,7 +199,8 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     )?
     .with_precision(cfg.precision);
     let parameters = net.parameters();
-    let raw_net = net.try_clone(default_device())?;
+    // Folded as self-play folds it.
+    let raw_net = InferenceNet::new(&net)?;
     let dir = std::env::temp_dir().join(format!("zero-bench-{}", std::process::id()));
     let stats = crate::alphazero::selfplay::self_play::<G>(&cfg, net, 1, &dir, !a.json);
     let _ = std::fs::remove_dir_all(&dir);

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Result};
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 
+use super::folded::InferenceNet;
 use super::net::{Net, Shape};
 use crate::core::threads::panic_message;
 
@@ -160,7 +161,7 @@ pub struct InferenceServer {
 impl InferenceServer {
     /// Moves `net` into a new inference thread. Batches from several clients are merged up to
     /// `max_batch` positions.
-    pub fn start(net: Net, max_batch: usize) -> InferenceServer {
+    pub fn start(net: InferenceNet, max_batch: usize) -> InferenceServer {
         Self::spawn(
             net,
             Batching {
@@ -176,7 +177,7 @@ impl InferenceServer {
     /// grows by tens of MiB for a long while (measured: `zero serve` under load, 460 to 680
     /// MiB over ten rounds of games); padded, it stays flat, for at most twice the work on a
     /// batch.
-    pub fn start_padded(net: Net, max_batch: usize) -> InferenceServer {
+    pub fn start_padded(net: InferenceNet, max_batch: usize) -> InferenceServer {
         Self::spawn(
             net,
             Batching {
@@ -186,7 +187,7 @@ impl InferenceServer {
         )
     }
 
-    fn spawn(net: Net, batching: Batching) -> InferenceServer {
+    fn spawn(net: InferenceNet, batching: Batching) -> InferenceServer {
         let shape = net.meta.shape;
         let (tx, rx) = unbounded::<Request>();
         let panicked = PanicSlot::default();
@@ -242,7 +243,12 @@ fn panicked(message: &str) -> String {
 /// goes to the panic slot and to every request taken but not answered, before the request
 /// channel closes (so a client that finds it closed finds the message too); then the panic
 /// goes on to `join`.
-fn run(net: Net, rx: Receiver<Request>, batching: Batching, slot: PanicSlot) -> InferenceStats {
+fn run(
+    net: InferenceNet,
+    rx: Receiver<Request>,
+    batching: Batching,
+    slot: PanicSlot,
+) -> InferenceStats {
     let mut pending = Vec::new();
     let served = catch_unwind(AssertUnwindSafe(|| {
         serve(&net, &rx, batching, &mut pending)
@@ -265,7 +271,7 @@ fn run(net: Net, rx: Receiver<Request>, batching: Batching, slot: PanicSlot) -> 
 /// Answers requests, merging those that wait into batches of up to `max_batch` positions
 /// (padded if `batching` says so). `pending` holds the requests of the batch in hand.
 fn serve(
-    net: &Net,
+    net: &InferenceNet,
     rx: &Receiver<Request>,
     batching: Batching,
     pending: &mut Vec<Request>,
@@ -397,10 +403,11 @@ mod tests {
     use rand::Rng;
     use tch::Device;
 
-    fn net() -> Net {
+    fn net() -> InferenceNet {
         let shape = Shape::of::<TicTacToe>();
         let arch = Arch::resnet(1, 8);
-        Net::new_seeded("tictactoe", arch, shape, Device::Cpu, 3).unwrap()
+        let net = Net::new_seeded("tictactoe", arch, shape, Device::Cpu, 3).unwrap();
+        InferenceNet::new(&net).unwrap()
     }
 
     fn inputs(shape: Shape, n: usize, seed: u64) -> Vec<f32> {
@@ -411,7 +418,7 @@ mod tests {
     }
 
     /// Policies and values of `n` positions, evaluated inline.
-    fn inline(net: &Net, x: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
+    fn inline(net: &InferenceNet, x: &[f32], n: usize) -> (Vec<f32>, Vec<f32>) {
         let mut p = vec![0.0; n * net.meta.shape.actions];
         let mut v = vec![0.0; n];
         net.evaluate(x, n, &mut p, &mut v).unwrap();
@@ -459,9 +466,9 @@ mod tests {
 
     #[test]
     fn concurrent_clients_each_get_their_own_answers() {
+        let reference = net();
         let net = net();
         let shape = net.meta.shape;
-        let reference = net.try_clone(Device::Cpu).unwrap();
         let server = InferenceServer::start(net, 64);
         let cases: Vec<(Vec<f32>, usize)> = [(3, 11), (5, 12)]
             .iter()

@@ -1,12 +1,14 @@
-//! The network (`net`) and the number format it computes in (`precision`), batched inference
-//! (`inference`) and named tensors as safetensors bytes (`tensors`: how models and training
-//! checkpoints are stored).
+//! The network (`net`) and the number format it computes in (`precision`), the network folded
+//! for inference (`folded`), batched inference (`inference`) and named tensors as safetensors
+//! bytes (`tensors`: how models and training checkpoints are stored).
 
+pub mod folded;
 pub mod inference;
 pub mod net;
 pub mod precision;
 pub mod tensors;
 
+pub use folded::InferenceNet;
 pub use inference::{Evaluator, InferenceClient, InferenceServer, InferenceStats, Metered};
 pub use net::{Arch, ModelMeta, Net, Shape};
 pub use precision::Precision;

@@ -216,16 +216,16 @@ pub struct ModelMeta {
 /// A 2-D convolution and the settings it was made with, so that the forward pass can call
 /// libtorch's fallible `f_conv2d` with exactly the arguments tch's `Module::forward` passes
 /// (which panics on a libtorch error). Padding is always zeros, tch's default.
-struct Conv {
-    layer: nn::Conv2D,
-    cfg: nn::ConvConfig,
+pub(super) struct Conv {
+    pub(super) layer: nn::Conv2D,
+    pub(super) cfg: nn::ConvConfig,
 }
 
 /// How the convolutions compute: the number kind, and whether in the channels-last layout.
 #[derive(Clone, Copy)]
-struct Compute {
-    kind: Kind,
-    channels_last: bool,
+pub(super) struct Compute {
+    pub(super) kind: Kind,
+    pub(super) channels_last: bool,
 }
 
 /// `t` (`[n, c, h, w]`) with the same values laid out channels last (NHWC in memory): a copy,
@@ -237,7 +237,7 @@ struct Compute {
 /// network on a 2-core AVX2 machine (PyTorch 2.11, one thread) ran a forward pass of 64
 /// positions in 18-20 ms instead of 29-31, a training step of 256 in 140-150 ms instead of
 /// 166-182 (docs/ablations.md).
-fn channels_last(t: &Tensor) -> Result<Tensor, TchError> {
+pub(super) fn channels_last(t: &Tensor) -> Result<Tensor, TchError> {
     t.f_permute([0, 2, 3, 1])?
         .f_contiguous()?
         .f_permute([0, 3, 1, 2])
@@ -267,9 +267,9 @@ impl Conv {
 }
 
 /// Batch norm and its settings, for the fallible forward pass (as [`Conv`]).
-struct Bn {
-    layer: nn::BatchNorm,
-    cfg: nn::BatchNormConfig,
+pub(super) struct Bn {
+    pub(super) layer: nn::BatchNorm,
+    pub(super) cfg: nn::BatchNormConfig,
 }
 
 impl Bn {
@@ -303,16 +303,16 @@ fn f_linear(xs: &Tensor, l: &nn::Linear) -> Result<Tensor, TchError> {
     xs.f_linear(&l.ws, l.bs.as_ref())
 }
 
-struct ResBlock {
-    conv1: Conv,
-    bn1: Bn,
-    conv2: Conv,
-    bn2: Bn,
+pub(super) struct ResBlock {
+    pub(super) conv1: Conv,
+    pub(super) bn1: Bn,
+    pub(super) conv2: Conv,
+    pub(super) bn2: Bn,
 }
 
 // One per network: the size difference does not matter.
 #[allow(clippy::large_enum_variant)]
-enum Body {
+pub(super) enum Body {
     Resnet {
         conv: Conv,
         bn: Bn,
@@ -342,7 +342,7 @@ enum Body {
 /// A network and its variables. Owned by one thread (tensors are not `Sync`).
 pub struct Net {
     pub vs: nn::VarStore,
-    body: Body,
+    pub(super) body: Body,
     pub meta: ModelMeta,
     /// What the trunk computes in (not part of the model: the same weights either way).
     precision: Precision,
@@ -513,7 +513,7 @@ impl Net {
     /// How the trunk's convolutions compute: in the precision's kind; channels last for
     /// 32-bit floats on a CPU (measured faster there, see [`channels_last`]). bfloat16 and
     /// CUDA keep libtorch's default layout, the one they were measured with.
-    fn trunk_compute(&self) -> Compute {
+    pub(super) fn trunk_compute(&self) -> Compute {
         Compute {
             kind: self.precision.trunk_kind(),
             channels_last: self.precision == Precision::F32 && self.device() == Device::Cpu,
@@ -635,33 +635,16 @@ impl Net {
         policies: &mut [f32],
         values: &mut [f32],
     ) -> Result<()> {
-        let s = self.meta.shape;
-        let (isz, a) = (s.input_size(), s.actions);
-        if inputs.len() < n * isz || policies.len() < n * a || values.len() < n {
-            bail!(
-                "cannot evaluate {n} positions with {} inputs into room for {} policies and {} \
-                 values ({isz} inputs and {a} actions a position)",
-                inputs.len(),
-                policies.len(),
-                values.len()
-            );
-        }
-        let _guard = tch::no_grad_guard();
-        let mut run = || -> Result<(), TchError> {
-            let shape = [n as i64, s.planes as i64, s.height as i64, s.width as i64];
-            let xs = Tensor::f_from_slice(&inputs[..n * isz])?
-                .f_view(shape)?
-                .f_to_device(self.device())?;
-            let (logits, v) = self.forward(&xs, false)?;
-            let p = logits
-                .f_softmax(-1, Kind::Float)?
-                .f_to_device(Device::Cpu)?
-                .f_contiguous()?;
-            let v = v.f_to_device(Device::Cpu)?.f_contiguous()?;
-            p.f_copy_data(&mut policies[..n * a], n * a)?;
-            v.f_copy_data(&mut values[..n], n)
-        };
-        run().map_err(|e| anyhow!("the network failed on a batch of {n} positions: {e}"))
+        let forward = |xs: &Tensor| self.forward(xs, false);
+        evaluate_batch(
+            self.meta.shape,
+            self.device(),
+            forward,
+            inputs,
+            n,
+            policies,
+            values,
+        )
     }
 
     /// Saves the model as one safetensors file, its description in the header, written
@@ -822,6 +805,51 @@ impl Net {
         net.meta = self.meta.clone();
         Ok(net.with_precision(self.precision))
     }
+}
+
+/// Evaluates `n` encoded positions with `forward` (inputs `[n, planes, h, w]` on `device` to
+/// policy logits and values), without gradient: writes softmax policies over all actions (the
+/// caller masks illegal ones) and values. A libtorch failure is an error with its message.
+pub(super) fn evaluate_batch(
+    shape: Shape,
+    device: Device,
+    forward: impl FnOnce(&Tensor) -> Result<(Tensor, Tensor), TchError>,
+    inputs: &[f32],
+    n: usize,
+    policies: &mut [f32],
+    values: &mut [f32],
+) -> Result<()> {
+    let (isz, a) = (shape.input_size(), shape.actions);
+    if inputs.len() < n * isz || policies.len() < n * a || values.len() < n {
+        bail!(
+            "cannot evaluate {n} positions with {} inputs into room for {} policies and {} \
+             values ({isz} inputs and {a} actions a position)",
+            inputs.len(),
+            policies.len(),
+            values.len()
+        );
+    }
+    let _guard = tch::no_grad_guard();
+    let run = || -> Result<(), TchError> {
+        let dims = [
+            n as i64,
+            shape.planes as i64,
+            shape.height as i64,
+            shape.width as i64,
+        ];
+        let xs = Tensor::f_from_slice(&inputs[..n * isz])?
+            .f_view(dims)?
+            .f_to_device(device)?;
+        let (logits, v) = forward(&xs)?;
+        let p = logits
+            .f_softmax(-1, Kind::Float)?
+            .f_to_device(Device::Cpu)?
+            .f_contiguous()?;
+        let v = v.f_to_device(Device::Cpu)?.f_contiguous()?;
+        p.f_copy_data(&mut policies[..n * a], n * a)?;
+        v.f_copy_data(&mut values[..n], n)
+    };
+    run().map_err(|e| anyhow!("the network failed on a batch of {n} positions: {e}"))
 }
 
 /// The error for a file that is not a model this program can read.

@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::agent::Agent;
 use crate::games::{Game, GameKind};
-use crate::nn::{default_device, InferenceServer, Net, Shape};
+use crate::nn::{default_device, InferenceNet, InferenceServer, Net, Shape};
 use crate::players::{network_player, BuildContext, PlayerSpec};
 use crate::search::mcts::SearchKind;
 
@@ -250,6 +250,7 @@ impl Engines {
         // Loaded outside the lock, so that other games are not held up by it; two games that
         // load the same new file at once each load it, and the later one stays cached.
         let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())
+            .and_then(|net| InferenceNet::new(&net))
             .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?;
         let model = Arc::new(SharedModel {
             server: InferenceServer::start_padded(net, MAX_BATCH),
