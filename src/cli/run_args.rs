@@ -28,7 +28,7 @@ pub struct RunArgs {
     pub benchmark: Option<String>,
     /// The tree search of self-play and evaluation: puct (AlphaZero) or gumbel (Gumbel
     /// AlphaZero), with the preset's budget for it (Connect Four's cpu preset: gumbel, 16
-    /// simulations x 1,200 games an iteration; puct, 64 x 400); the preset's when not given.
+    /// simulations x 1,600 games an iteration; puct, 64 x 400); the preset's when not given.
     #[arg(long)]
     pub search: Option<SearchKind>,
     /// Playout cap randomization: `FRACTION:SIMS` gives a random FRACTION of self-play moves
