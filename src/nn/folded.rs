@@ -17,7 +17,6 @@ use tch::{nn, Device, Kind, TchError, Tensor};
 
 use super::inference::Evaluator;
 use super::net::{channels_last, evaluate_batch, Bn, Body, Compute, Conv, ModelMeta, Net, Shape};
-use super::precision::Precision;
 
 /// A convolution with the batch norm after it folded in, in the kind and layout it computes.
 struct FoldedConv {
@@ -138,7 +137,6 @@ pub struct InferenceNet {
     /// How the trunk computes (the heads: 32-bit floats, in the same layout).
     trunk: Compute,
     device: Device,
-    precision: Precision,
     pub meta: ModelMeta,
 }
 
@@ -208,17 +206,8 @@ impl InferenceNet {
             body,
             trunk,
             device: net.device(),
-            precision: net.precision(),
             meta: net.meta.clone(),
         })
-    }
-
-    pub fn device(&self) -> Device {
-        self.device
-    }
-
-    pub fn precision(&self) -> Precision {
-        self.precision
     }
 
     /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`, as
@@ -292,6 +281,7 @@ impl InferenceNet {
     }
 }
 
+/// A folded network evaluates inline, on the calling thread (players; self-play workers on a CPU).
 impl Evaluator for InferenceNet {
     fn shape(&self) -> Shape {
         self.meta.shape
@@ -311,7 +301,7 @@ impl Evaluator for InferenceNet {
 mod tests {
     use super::*;
     use crate::games::{Connect4, Game};
-    use crate::nn::Arch;
+    use crate::nn::{Arch, Precision};
 
     /// A network whose batch norms have statistics of their own (a few training-mode passes
     /// over random boards), so that folding them is not folding the identity.

@@ -15,7 +15,7 @@ use anyhow::{anyhow, Result};
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 
 use super::folded::InferenceNet;
-use super::net::{Net, Shape};
+use super::net::Shape;
 use crate::core::threads::panic_message;
 
 /// Anything that turns encoded positions into policies (softmax over all actions) and values.
@@ -28,22 +28,6 @@ pub trait Evaluator {
         policies: &mut [f32],
         values: &mut [f32],
     ) -> Result<()>;
-}
-
-/// A network evaluates inline, on the calling thread (used by players).
-impl Evaluator for Net {
-    fn shape(&self) -> Shape {
-        self.meta.shape
-    }
-    fn evaluate(
-        &mut self,
-        inputs: &[f32],
-        n: usize,
-        policies: &mut [f32],
-        values: &mut [f32],
-    ) -> Result<()> {
-        Net::evaluate(self, inputs, n, policies, values)
-    }
 }
 
 /// An evaluator that counts what it evaluates, as the inference thread does: for a network
@@ -399,7 +383,7 @@ mod tests {
     use super::*;
     use crate::core::rng::rng_from_seed;
     use crate::games::tictactoe::TicTacToe;
-    use crate::nn::Arch;
+    use crate::nn::{Arch, Net};
     use rand::Rng;
     use tch::Device;
 
