@@ -96,6 +96,44 @@ fn arena_json_has_the_documented_fields() {
 }
 
 #[test]
+fn bench_train_reports_each_phase_of_a_step() {
+    let (code, out, err) = zero(&[
+        "bench",
+        "train",
+        "--game",
+        "tictactoe",
+        "--preset",
+        "tiny",
+        "--steps",
+        "3",
+        "--threads",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["steps"], 3);
+    assert_eq!(v["batch"], 64);
+    assert_eq!(v["threads"], 1);
+    let phase = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("no {k} in {v}"));
+    let phases = ["batch_ms", "forward_ms", "backward_ms", "optimizer_ms"];
+    assert!(phases.iter().all(|k| phase(k) >= 0.0), "{v}");
+    let sum: f64 = phases.iter().map(|k| phase(k)).sum();
+    assert!(
+        (sum - phase("ms_per_step")).abs() < 1e-6 * sum.max(1.0),
+        "{v}"
+    );
+    fails_with(
+        &["bench", "train", "--batch", "0"],
+        "--batch must be at least 1",
+    );
+    fails_with(
+        &["bench", "train", "--threads", "0"],
+        "--threads must be at least 1",
+    );
+}
+
+#[test]
 fn arena_records_every_game_as_played() {
     use zero::games::{Connect4, Game, Outcome, Player};
     let dir = tempfile::tempdir().unwrap();

@@ -387,10 +387,104 @@ fn learning_rate_at(cfg: &RunConfig, step: u64) -> f64 {
     cfg.learning_rate * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
 }
 
-/// One optimizer step on `batch` at learning rate `lr`; returns the policy loss (cross-entropy),
-/// the value loss (mean squared error) and, when the batch has final-board targets, the
-/// board loss (mean squared error a cell, counted `board_weight` times in the total) before
-/// the step. `policy_targets_missing`: some positions may have no policy target (all zero).
+/// A batch's inputs and targets as tensors on the network's device.
+struct BatchTensors {
+    inputs: Tensor,
+    policies: Tensor,
+    values: Tensor,
+    boards: Option<Tensor>,
+}
+
+fn batch_tensors(net: &Net, batch: &Batch) -> Result<BatchTensors> {
+    let (s, device) = (net.meta.shape, net.device());
+    let bs = batch.values.len() as i64;
+    let inputs = Tensor::f_from_slice(&batch.inputs)?
+        .f_view([bs, s.planes as i64, s.height as i64, s.width as i64])?
+        .f_to_device(device)?;
+    let policies = Tensor::f_from_slice(&batch.policies)?
+        .f_view([bs, s.actions as i64])?
+        .f_to_device(device)?;
+    let values = Tensor::f_from_slice(&batch.values)?.f_to_device(device)?;
+    let boards = match batch.boards.is_empty() {
+        true => None,
+        false => Some(
+            Tensor::f_from_slice(&batch.boards)?
+                .f_view([bs, (s.height * s.width) as i64])?
+                .f_to_device(device)?,
+        ),
+    };
+    Ok(BatchTensors {
+        inputs,
+        policies,
+        values,
+        boards,
+    })
+}
+
+/// The forward pass's loss terms: the total to minimise, and its parts.
+struct LossTerms {
+    total: Tensor,
+    policy: Tensor,
+    value: Tensor,
+    board: Option<Tensor>,
+}
+
+/// Policy cross-entropy + value mean squared error (+ the final-board mean squared error a
+/// cell, counted `board_weight` times, when the batch has final-board targets).
+/// `policy_targets_missing`: some positions may have no policy target (all zero).
+fn loss_terms(
+    net: &Net,
+    t: &BatchTensors,
+    policy_targets_missing: bool,
+    board_weight: f64,
+) -> Result<LossTerms> {
+    let (logits, value, board) = net.forward_heads(&t.inputs, true, t.boards.is_some())?;
+    let cross_entropy = t
+        .policies
+        .f_mul(&logits.f_log_softmax(-1, Kind::Float)?)?
+        .f_sum_dim_intlist(-1, false, Kind::Float)?;
+    let policy = if policy_targets_missing {
+        // Averaged over the positions that have a policy target: a playout cap's cheap
+        // searches leave theirs all zero (they teach the value only).
+        let with_target = t.policies.f_sum(Kind::Float)?.f_clamp_min(1.0)?;
+        cross_entropy.f_sum(Kind::Float)?.f_div(&with_target)?
+    } else {
+        cross_entropy.f_mean(Kind::Float)?
+    }
+    .f_neg()?;
+    let value = value.f_mse_loss(&t.values, Reduction::Mean)?;
+    let mut total = policy.f_add(&value)?;
+    let board = match (board, &t.boards) {
+        (Some(board), Some(target)) => {
+            let loss = board.f_mse_loss(target, Reduction::Mean)?;
+            total = total.f_add(&loss.f_mul_scalar(board_weight)?)?;
+            Some(loss)
+        }
+        _ => None,
+    };
+    Ok(LossTerms {
+        total,
+        policy,
+        value,
+        board,
+    })
+}
+
+impl LossTerms {
+    fn values(&self) -> Result<Losses> {
+        Ok(Losses {
+            policy: self.policy.f_double_value(&[])?,
+            value: self.value.f_double_value(&[])?,
+            board: match &self.board {
+                Some(b) => b.f_double_value(&[])?,
+                None => 0.0,
+            },
+        })
+    }
+}
+
+/// One optimizer step on `batch` at learning rate `lr`; returns the losses before the step
+/// (see [`loss_terms`]).
 fn train_step(
     net: &Net,
     adam: &mut Adam,
@@ -399,48 +493,12 @@ fn train_step(
     policy_targets_missing: bool,
     board_weight: f64,
 ) -> Result<Losses> {
-    let (s, device) = (net.meta.shape, net.device());
-    let bs = batch.values.len() as i64;
-    let xs = Tensor::f_from_slice(&batch.inputs)?
-        .f_view([bs, s.planes as i64, s.height as i64, s.width as i64])?
-        .f_to_device(device)?;
-    let target_p = Tensor::f_from_slice(&batch.policies)?
-        .f_view([bs, s.actions as i64])?
-        .f_to_device(device)?;
-    let target_v = Tensor::f_from_slice(&batch.values)?.f_to_device(device)?;
-    let with_board = !batch.boards.is_empty();
-    let (logits, value, board) = net.forward_heads(&xs, true, with_board)?;
-    let cross_entropy = target_p
-        .f_mul(&logits.f_log_softmax(-1, Kind::Float)?)?
-        .f_sum_dim_intlist(-1, false, Kind::Float)?;
-    let policy_loss = if policy_targets_missing {
-        // Averaged over the positions that have a policy target: a playout cap's cheap
-        // searches leave theirs all zero (they teach the value only).
-        let with_target = target_p.f_sum(Kind::Float)?.f_clamp_min(1.0)?;
-        cross_entropy.f_sum(Kind::Float)?.f_div(&with_target)?
-    } else {
-        cross_entropy.f_mean(Kind::Float)?
-    }
-    .f_neg()?;
-    let value_loss = value.f_mse_loss(&target_v, Reduction::Mean)?;
-    let mut loss = policy_loss.f_add(&value_loss)?;
-    let mut board_value = 0.0;
-    if let Some(board) = board {
-        let target_b = Tensor::f_from_slice(&batch.boards)?
-            .f_view([bs, (s.height * s.width) as i64])?
-            .f_to_device(device)?;
-        let board_loss = board.f_mse_loss(&target_b, Reduction::Mean)?;
-        board_value = board_loss.f_double_value(&[])?;
-        loss = loss.f_add(&board_loss.f_mul_scalar(board_weight)?)?;
-    }
+    let tensors = batch_tensors(net, batch)?;
+    let terms = loss_terms(net, &tensors, policy_targets_missing, board_weight)?;
     adam.zero_grad()?;
-    loss.f_backward()?;
+    terms.total.f_backward()?;
     adam.step(lr)?;
-    Ok(Losses {
-        policy: policy_loss.f_double_value(&[])?,
-        value: value_loss.f_double_value(&[])?,
-        board: board_value,
-    })
+    terms.values()
 }
 
 /// Saves a checkpoint after Ctrl-C, at the step a test stops at, or when the last save is
@@ -553,6 +611,73 @@ pub fn train<G: Game>(
         board_loss: boards.then_some(at.board_avg),
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Seconds that training steps spent in each phase, summed over the steps timed.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StepTimes {
+    pub steps: u64,
+    /// Drawing the positions (symmetries included) and making tensors of them.
+    pub batch: f64,
+    /// The forward pass and the losses.
+    pub forward: f64,
+    /// Gradients (clearing the last step's first).
+    pub backward: f64,
+    /// Adam's update.
+    pub optimizer: f64,
+}
+
+impl StepTimes {
+    pub fn total(&self) -> f64 {
+        self.batch + self.forward + self.backward + self.optimizer
+    }
+}
+
+/// Times `steps` training steps of `net` on `samples`, phase by phase (the same steps as
+/// [`train`], at its first learning rate), after `warmup` untimed ones: what `zero bench train`
+/// reports.
+pub fn time_steps<G: Game>(
+    cfg: &RunConfig,
+    net: &mut Net,
+    samples: &Samples,
+    warmup: u64,
+    steps: u64,
+) -> Result<StepTimes> {
+    if samples.is_empty() {
+        bail!("nothing to train on");
+    }
+    let syms = G::symmetries();
+    let mut adam = Adam::new(net, cfg.weight_decay)?;
+    let boards = net.has_board_head();
+    let mut batch = Batch::new::<G>(cfg.batch_size.max(1), boards);
+    let (cap, weight) = (cfg.playout_cap.is_some(), f64::from(cfg.board_loss_weight));
+    let mut times = StepTimes::default();
+    for step in 0..warmup + steps {
+        let timed = step >= warmup;
+        let mut clock = Instant::now();
+        let mut lap = |slot: &mut f64| {
+            if timed {
+                *slot += clock.elapsed().as_secs_f64();
+            }
+            clock = Instant::now();
+        };
+        fill_batch::<G>(samples, &syms, cfg.seed, step, &mut batch);
+        let tensors = batch_tensors(net, &batch)?;
+        lap(&mut times.batch);
+        let terms = loss_terms(net, &tensors, cap, weight)?;
+        let losses = terms.values()?;
+        lap(&mut times.forward);
+        adam.zero_grad()?;
+        terms.total.f_backward()?;
+        lap(&mut times.backward);
+        adam.step(cfg.learning_rate)?;
+        lap(&mut times.optimizer);
+        if !losses.are_finite() {
+            bail!("training diverged at step {step} (loss is not finite)");
+        }
+    }
+    times.steps = steps;
+    Ok(times)
 }
 
 #[cfg(test)]

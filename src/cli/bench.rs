@@ -9,9 +9,12 @@ use rand::Rng;
 use serde::Serialize;
 
 use crate::alphazero::config::RunConfig;
+use crate::alphazero::records::GameRecord;
+use crate::alphazero::train::{samples_from, time_steps, Samples};
 use crate::core::rng::rng_from_seed;
-use crate::games::{Game, GameKind};
-use crate::nn::{default_device, Arch, InferenceNet, Net, Precision, Shape};
+use crate::core::threads::default_threads;
+use crate::games::{Game, GameKind, Player};
+use crate::nn::{default_device, Arch, InferenceNet, Net, Precision, Shape, TorchThreads};
 use crate::players::Playable;
 use crate::search::mcts::{search, MctsConfig, SearchKind, Tree, UniformEvaluator};
 
@@ -21,6 +24,8 @@ pub enum Bench {
     Selfplay(SelfplayArgs),
     /// Search speed with a uniform evaluator (no network).
     Mcts(MctsArgs),
+    /// Training speed: milliseconds a step, phase by phase, on positions of random games.
+    Train(TrainArgs),
     /// The web server under load: many clients each play a whole game at once, on loopback.
     Serve(super::bench_serve::Args),
 }
@@ -83,10 +88,38 @@ pub struct MctsArgs {
     json: bool,
 }
 
+#[derive(clap::Args, Debug)]
+pub struct TrainArgs {
+    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
+    game: GameKind,
+    #[arg(long, default_value = "default")]
+    preset: String,
+    /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64.
+    #[arg(long)]
+    arch: Option<String>,
+    /// Positions a step instead of the preset's.
+    #[arg(long)]
+    batch: Option<usize>,
+    /// Steps timed, after a few untimed ones.
+    #[arg(long, default_value_t = 50)]
+    steps: u64,
+    /// libtorch threads (default: every core, as the cycle's training).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// What the network's trunk computes in (the preset's when not given).
+    #[arg(long)]
+    precision: Option<Precision>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
+}
+
 pub fn run(b: Bench) -> Result<()> {
     match b {
         Bench::Selfplay(a) => crate::with_board_game!(a.game, G => selfplay::<G>(&a)),
         Bench::Mcts(a) => crate::with_board_game!(a.game, G => mcts::<G>(&a)),
+        Bench::Train(a) => crate::with_board_game!(a.game, G => train::<G>(&a)),
         Bench::Serve(a) => super::bench_serve::run(a),
     }
 }
@@ -288,5 +321,117 @@ fn mcts<G: Game>(a: &MctsArgs) -> Result<()> {
         "{} MCTS, uniform evaluator, one thread: {} simulations in {:.2} s = {:.0} simulations/s",
         out.game, out.simulations, out.seconds, out.simulations_per_s
     );
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct TrainBench {
+    game: String,
+    arch: String,
+    parameters: i64,
+    precision: Precision,
+    threads: usize,
+    batch: usize,
+    steps: u64,
+    ms_per_step: f64,
+    positions_per_s: f64,
+    /// Milliseconds a step in each phase.
+    batch_ms: f64,
+    forward_ms: f64,
+    backward_ms: f64,
+    optimizer_ms: f64,
+}
+
+/// Training positions from `games` uniformly random games, each with a uniform policy over its
+/// legal moves: what a step costs does not depend on the positions' values.
+fn random_game_samples<G: Game>(games: usize, seed: u64, boards: bool) -> Samples {
+    let mut rng = rng_from_seed(seed);
+    let records: Vec<GameRecord> = (0..games)
+        .map(|_| {
+            let mut pos = G::new();
+            let (mut moves, mut policies) = (Vec::new(), Vec::new());
+            while pos.outcome().is_none() {
+                let legal = pos.legal_moves();
+                let mut policy = vec![0.0; G::NUM_ACTIONS];
+                for &m in &legal {
+                    policy[m as usize] = 1.0 / legal.len() as f32;
+                }
+                policies.extend(policy);
+                let m = legal[rng.random_range(0..legal.len())];
+                moves.push(m);
+                pos.play(m);
+            }
+            let outcome = pos.outcome().map_or(0.0, |o| o.value_for(Player::First));
+            GameRecord {
+                moves,
+                policies,
+                root_values: Vec::new(),
+                outcome: outcome as i8,
+                trains_from: 0,
+            }
+        })
+        .collect();
+    samples_from::<G>(&records, 0.0, boards)
+}
+
+fn train<G: Game>(a: &TrainArgs) -> Result<()> {
+    let threads = a.threads.unwrap_or_else(default_threads);
+    if threads < 1 {
+        bail!("--threads must be at least 1");
+    }
+    let _threads = TorchThreads::set(threads);
+    let mut cfg = RunConfig::preset(&a.preset, a.game, tch::Cuda::is_available())?;
+    if let Some(arch) = &a.arch {
+        cfg.arch = parse_arch(arch)?;
+    }
+    if let Some(b) = a.batch {
+        if b < 1 {
+            bail!("--batch must be at least 1");
+        }
+        cfg.batch_size = b;
+    }
+    if let Some(p) = a.precision {
+        cfg.precision = p;
+    }
+    cfg.seed = a.seed;
+    let mut net = Net::new_seeded(
+        G::NAME,
+        cfg.arch,
+        Shape::of::<G>(),
+        default_device(),
+        a.seed,
+    )?
+    .with_precision(cfg.precision);
+    let samples = random_game_samples::<G>(1000, a.seed, net.has_board_head());
+    let times = time_steps::<G>(&cfg, &mut net, &samples, 5, a.steps.max(1))?;
+    let per_step = |s: f64| 1000.0 * s / times.steps as f64;
+    let out = TrainBench {
+        game: G::NAME.into(),
+        arch: cfg.arch.to_string(),
+        parameters: net.parameters(),
+        precision: cfg.precision,
+        threads,
+        batch: cfg.batch_size,
+        steps: times.steps,
+        ms_per_step: per_step(times.total()),
+        positions_per_s: (times.steps as usize * cfg.batch_size) as f64 / times.total(),
+        batch_ms: per_step(times.batch),
+        forward_ms: per_step(times.forward),
+        backward_ms: per_step(times.backward),
+        optimizer_ms: per_step(times.optimizer),
+    };
+    if a.json {
+        return super::print_json(&out);
+    }
+    println!(
+        "{} training, {} ({} parameters, {}), {} positions a step, {} libtorch threads: {} steps",
+        out.game, out.arch, out.parameters, out.precision, out.batch, out.threads, out.steps
+    );
+    println!("  ms/step              {:>10.2}", out.ms_per_step);
+    println!("  positions/s          {:>10.0}", out.positions_per_s);
+    println!("  batch                {:>10.2} ms", out.batch_ms);
+    println!("  forward + losses     {:>10.2} ms", out.forward_ms);
+    println!("  backward             {:>10.2} ms", out.backward_ms);
+    println!("  optimizer            {:>10.2} ms", out.optimizer_ms);
     Ok(())
 }
