@@ -471,6 +471,7 @@ fn loss_terms(
 }
 
 impl LossTerms {
+    /// The losses as numbers (the board's 0 for a network without that head).
     fn values(&self) -> Result<Losses> {
         Ok(Losses {
             policy: self.policy.f_double_value(&[])?,
