@@ -379,6 +379,9 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
     if threads < 1 {
         bail!("--threads must be at least 1");
     }
+    if a.steps < 1 {
+        bail!("--steps must be at least 1");
+    }
     let _threads = TorchThreads::set(threads);
     let mut cfg = RunConfig::preset(&a.preset, a.game, tch::Cuda::is_available())?;
     if let Some(arch) = &a.arch {
@@ -403,7 +406,7 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
     )?
     .with_precision(cfg.precision);
     let samples = random_game_samples::<G>(1000, a.seed, net.has_board_head());
-    let times = time_steps::<G>(&cfg, &mut net, &samples, 5, a.steps.max(1))?;
+    let times = time_steps::<G>(&cfg, &mut net, &samples, 5, a.steps)?;
     let per_step = |s: f64| 1000.0 * s / times.steps as f64;
     let out = TrainBench {
         game: G::NAME.into(),
