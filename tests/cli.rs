@@ -349,6 +349,89 @@ fn accuracy_grades_players_against_the_solver_labels() {
     );
 }
 
+/// `scripts/strength`: the battery in one command, each figure that of the plain
+/// `zero accuracy` / `zero arena` call it names, checked against its target.
+#[test]
+fn strength_script_gathers_the_plain_commands_figures() {
+    // Run where the solver finds its opening book (data/connect4/, relative to the working
+    // directory), as from the repository: without it the solver's first moves take minutes.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data/connect4");
+    std::fs::create_dir_all(&data).unwrap();
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/data/connect4/book-4.bin");
+    std::fs::copy(book, data.join("book-4.bin")).unwrap();
+    let json = |program: &str, args: &[&str]| -> (Option<i32>, serde_json::Value) {
+        let out = Command::new(program)
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("the program runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let value = serde_json::from_str(text.trim()).unwrap_or(serde_json::Value::Null);
+        (out.status.code(), value)
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/strength");
+    let zero_bin = env!("CARGO_BIN_EXE_zero");
+    let strength = |extra: &[&str]| {
+        let mut args = vec!["minimax:2", "--zero", zero_bin];
+        args.extend_from_slice(extra);
+        json(script, &args)
+    };
+    let (code, got) = strength(&[
+        "--limit",
+        "3",
+        "--l1r3-limit",
+        "1",
+        "--solver-seeds",
+        "1",
+        "--solver-games",
+        "2",
+        "--minimax-games",
+        "2",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{got}");
+    let sets = got["pons"].as_array().expect("pons");
+    assert_eq!(sets.len(), 6);
+    for set in sets {
+        let name = set["set"].as_str().expect("set");
+        let limit = if name == "L1_R3" { "1" } else { "3" };
+        let file = format!(
+            "{}/tests/data/connect4/Test_{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let (_, direct) = json(
+            zero_bin,
+            &["accuracy", "minimax:2", &file, "--limit", limit, "--json"],
+        );
+        assert_eq!(set["mistakes"], direct["mistakes"], "{name}");
+        let target = set["target"].as_f64().expect("target");
+        let rate = set["mistake_rate"].as_f64().expect("rate");
+        assert_eq!(set["met"].as_bool(), Some(rate <= target), "{name}");
+    }
+    let (_, direct) = json(
+        zero_bin,
+        &[
+            "arena",
+            "minimax:2",
+            "solver",
+            "--games",
+            "2",
+            "--seed",
+            "1",
+            "--json",
+        ],
+    );
+    assert_eq!(
+        got["solver"]["first_player_wins"][0],
+        direct["a_first"]["wins"]
+    );
+    assert_eq!(got["minimax"]["games"], 2);
+    // Bad input: a clear error and a non-zero exit.
+    assert_eq!(strength(&["--limit", "0"]).0, Some(2));
+    assert_eq!(strength(&["--solver-seeds", "x"]).0, Some(2));
+}
+
 #[test]
 fn grade_counts_mistakes_on_the_evaluation_set() {
     let grade = |args: &[&str]| -> serde_json::Value {
