@@ -1137,6 +1137,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             sims: a.3,
             parallel_games: a.4,
             workers: a.5,
+            inference_threads: a.5 / 2,
             chunk_games: b.0,
             temperature_plies: b.1,
             random_opening_plies: b.1 / 2,

@@ -22,6 +22,12 @@ pub struct RunConfig {
     pub parallel_games: usize,
     /// Self-play worker threads (each with `parallel_games` games).
     pub workers: usize,
+    /// On a GPU, the inference threads that serve self-play's workers, each with its own copy
+    /// of the network and its share of the workers: one thread copying batches in and out
+    /// left the GPU half idle (docs/gpu.md). On a CPU every worker evaluates its own copy
+    /// and this is not used. 1 in runs from before the setting.
+    #[serde(default = "one_thread")]
+    pub inference_threads: usize,
     /// Games played together by one worker and written as one file: the unit of self-play
     /// work, whose games are the same wherever and whenever it is played.
     #[serde(default = "default_chunk_games")]
@@ -138,6 +144,10 @@ fn every_game() -> f64 {
     1.0
 }
 
+fn one_thread() -> usize {
+    1
+}
+
 fn unit_weight() -> f32 {
     1.0
 }
@@ -197,6 +207,7 @@ impl RunConfig {
             sims: 64,
             parallel_games: 64,
             workers: 1,
+            inference_threads: 1,
             chunk_games: 64,
             temperature_plies: 8,
             random_opening_plies: 0,
@@ -328,7 +339,21 @@ impl RunConfig {
                 c.sims = 200;
                 c.parallel_games = 256;
                 c.workers = 4;
+                // Two inference threads, two workers each: one thread left the GPU half
+                // idle (docs/gpu.md).
+                c.inference_threads = 2;
                 c.chunk_games = 250;
+                if g == GameKind::Connect4 {
+                    // The cpu preset's openings: half the games from 4 random plies, half
+                    // forked from their main line in its first 20 plies, and evaluation pairs
+                    // from 4 random plies. The first gpu run (without them) repeated itself:
+                    // latest stopped beating best from iteration 11, with a value loss of
+                    // 0.021 (docs/gpu.md).
+                    c.random_opening_plies = 4;
+                    c.fork_share = 0.5;
+                    c.fork_plies = 20;
+                    c.eval_opening_plies = 4;
+                }
                 c.train_steps = 2000;
                 c.batch_size = 512;
                 c.eval_games = 100;
@@ -387,6 +412,7 @@ impl RunConfig {
         at_least_one("sims", self.sims as u64);
         at_least_one("parallel_games", self.parallel_games as u64);
         at_least_one("workers", self.workers as u64);
+        at_least_one("inference_threads", self.inference_threads as u64);
         at_least_one("chunk_games", self.chunk_games);
         at_least_one("train_steps", self.train_steps);
         at_least_one("batch_size", self.batch_size as u64);
@@ -582,6 +608,36 @@ mod tests {
             expected.mcts.search = SearchKind::Gumbel;
             assert_eq!(gumbel, expected, "{name} {game:?}");
         }
+    }
+
+    #[test]
+    fn the_gpu_preset_serves_with_two_inference_threads_and_opens_connect_four_as_the_cpu_one() {
+        let gpu = RunConfig::preset("gpu", GameKind::Connect4, true).unwrap();
+        assert_eq!((gpu.workers, gpu.inference_threads), (4, 2));
+        let cpu = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
+        let openings = |c: &RunConfig| {
+            (
+                c.random_opening_plies,
+                c.random_opening_share,
+                c.fork_share,
+                c.fork_plies,
+                c.eval_opening_plies,
+            )
+        };
+        assert_eq!(openings(&gpu), openings(&cpu));
+        // The small games keep their openings; runs from before the setting read one thread.
+        let ttt = RunConfig::preset("gpu", GameKind::TicTacToe, true).unwrap();
+        assert_eq!(openings(&ttt), (0, 1.0, 0.0, 0, 0));
+        let mut json = serde_json::to_value(&gpu).unwrap();
+        json.as_object_mut().unwrap().remove("inference_threads");
+        let old: RunConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(old.inference_threads, 1);
+        let mut none = gpu;
+        none.inference_threads = 0;
+        assert_eq!(
+            none.problems(),
+            ["inference_threads is 0 (must be at least 1)"]
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::RunConfig;
 use super::paths::RunPaths;
-use super::stages::{evaluation_options, net_factory};
+use super::stages::{evaluation_options, stage_net};
 use crate::arena::{match_result, play_match_games, MatchResult};
 use crate::core::files::{parse_json, write_json};
 use crate::games::Game;
@@ -62,9 +62,10 @@ pub fn play_eval_shard<G: Game>(
     let started = std::time::Instant::now();
     let opts = evaluation_options(cfg, iteration, progress);
     let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
+    let (latest_net, best_net) = (stage_net::<G>(cfg, &latest)?, stage_net::<G>(cfg, &best)?);
     let values = play_match_games::<G>(
-        &net_factory::<G>(cfg, &latest, sims, plies),
-        &net_factory::<G>(cfg, &best, sims, plies),
+        &|| latest_net.player::<G>(sims, plies),
+        &|| best_net.player::<G>(sims, plies),
         games.clone(),
         &opts,
     )?;

@@ -219,13 +219,23 @@ pub fn self_play_shard<G: Game>(
         }
         (stats, inference)
     } else {
-        let server = InferenceServer::start(InferenceNet::new(&net)?, workers * cfg.parallel_games);
+        // Each inference thread its own copy of the network and every n-th worker: one
+        // thread's copying and host work between forwards left the GPU half idle.
+        let n = cfg.inference_threads.clamp(1, workers);
+        let max_batch = workers.div_ceil(n) * cfg.parallel_games;
+        let servers = (0..n)
+            .map(|_| Ok(InferenceServer::start(InferenceNet::new(&net)?, max_batch)))
+            .collect::<Result<Vec<_>>>()?;
         let clients = (0..workers)
-            .map(|_| server.client())
+            .map(|w| servers[w % n].client())
             .collect::<Result<Vec<_>>>()?;
         let (stats, clients) = run.play::<G, _>(clients)?;
         drop(clients);
-        (stats, server.finish()?)
+        let mut inference = InferenceStats::default();
+        for server in servers {
+            inference.merge(&server.finish()?);
+        }
+        (stats, inference)
     };
     drop(task);
     stats.forward_seconds = inference.forward_seconds;

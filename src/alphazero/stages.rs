@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::config::RunConfig;
 use super::eval_shards::evaluation_games;
 use super::paths::RunPaths;
-use super::player::net_agent;
+use super::player::StageNet;
 use super::policy_player::policy_agent;
 use super::records::read_iteration;
 use super::selfplay::{self_play_shard, GameResults, SelfPlayStats};
@@ -154,19 +154,10 @@ pub struct EvalStats {
     pub grade_seconds: Option<f64>,
 }
 
-/// Builds the network player of `path` for each match thread, searching as `cfg.mcts.search`
-/// says and computing in `cfg.precision`.
-pub(super) fn net_factory<'a, G: Game>(
-    cfg: &RunConfig,
-    path: &'a Path,
-    sims: u32,
-    random_plies: u32,
-) -> impl Fn() -> Result<Box<dyn Agent<G>>> + Sync + 'a {
-    let (search, precision) = (cfg.mcts.search, cfg.precision);
-    move || {
-        let agent = net_agent::<G>(path, sims, random_plies, search, precision)?;
-        Ok(Box::new(agent) as Box<dyn Agent<G>>)
-    }
+/// The network of `path` for a stage's match threads, searching as `cfg.mcts.search` says and
+/// computing in `cfg.precision`.
+pub(super) fn stage_net<'a, G: Game>(cfg: &RunConfig, path: &'a Path) -> Result<StageNet<'a>> {
+    StageNet::open::<G>(path, cfg.mcts.search, cfg.precision, default_threads())
 }
 
 /// Makes `latest` the new `best`, one generation up; returns the new generation.
@@ -222,7 +213,8 @@ pub fn stage_evaluate<G: Game>(
                 seed: streams::BENCHMARK.seed(cfg.seed, iteration as u64),
                 ..opts
             };
-            let best_player = net_factory::<G>(cfg, &best, cfg.eval_sims, cfg.eval_random_plies);
+            let best_net = stage_net::<G>(cfg, &best)?;
+            let best_player = || best_net.player::<G>(cfg.eval_sims, cfg.eval_random_plies);
             Some(play_match::<G>("best", name, &best_player, make, &opts)?)
         }
         _ => None,
@@ -269,13 +261,17 @@ fn latest_against_best<G: Game>(
     let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
     let latest_vs_best = match played {
         Some(merged) => merged,
-        None => play_match::<G>(
-            "latest",
-            "best",
-            &net_factory::<G>(cfg, &latest, sims, plies),
-            &net_factory::<G>(cfg, &best, sims, plies),
-            opts,
-        )?,
+        None => {
+            let (latest_net, best_net) =
+                (stage_net::<G>(cfg, &latest)?, stage_net::<G>(cfg, &best)?);
+            play_match::<G>(
+                "latest",
+                "best",
+                &|| latest_net.player::<G>(sims, plies),
+                &|| best_net.player::<G>(sims, plies),
+                opts,
+            )?
+        }
     };
     let decision = Decision {
         iteration,
@@ -323,7 +319,8 @@ fn grade_best<G: Game>(
         None
     };
     let search = if search_n > 0 {
-        let searching = net_factory::<G>(cfg, best, cfg.eval_sims, 0);
+        let best_net = stage_net::<G>(cfg, best)?;
+        let searching = || best_net.player::<G>(cfg.eval_sims, 0);
         let subset = set.subset(search_n);
         Some(grade::<G>(&searching, &subset, threads, seed, progress)?)
     } else {

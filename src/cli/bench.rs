@@ -59,6 +59,10 @@ pub struct SelfplayArgs {
     /// Games a worker plays together (a chunk) instead of the preset's.
     #[arg(long)]
     chunk: Option<u64>,
+    /// Inference threads on a GPU instead of the preset's (each with a copy of the network
+    /// and its share of the workers; a CPU's workers evaluate their own copies).
+    #[arg(long)]
+    inference_threads: Option<usize>,
     /// libtorch threads (default: one on CPU, see `zero --help`).
     #[arg(long)]
     threads: Option<i32>,
@@ -140,8 +144,12 @@ struct SelfplayBench {
     nn_share_of_raw: f64,
     mean_batch: f64,
     cache_hit_rate: f64,
-    /// Share of the run's time the inference thread spent in forward passes.
+    /// Forward passes' time over the run's, added up over the threads that evaluate (the
+    /// workers on a CPU, the inference threads on a GPU): above 1 when they overlap.
     nn_busy: f64,
+    /// The inference threads serving the workers on a GPU; absent on a CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inference_threads: Option<usize>,
 }
 
 fn parse_arch(s: &str) -> Result<Arch> {
@@ -218,6 +226,12 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     if let Some(c) = a.chunk {
         cfg.chunk_games = c.max(1);
     }
+    if let Some(n) = a.inference_threads {
+        if n < 1 {
+            bail!("--inference-threads must be at least 1");
+        }
+        cfg.inference_threads = n;
+    }
     cfg.games = a.games.unwrap_or(cfg.chunk_games * cfg.workers as u64);
     cfg.seed = a.seed;
     if let Some(p) = a.precision {
@@ -255,6 +269,8 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         mean_batch: stats.mean_batch(),
         cache_hit_rate: stats.cache_hit_rate(),
         nn_busy: stats.forward_seconds / stats.seconds.max(1e-9),
+        inference_threads: (default_device() != tch::Device::Cpu)
+            .then(|| cfg.inference_threads.clamp(1, cfg.workers)),
     };
     if a.json {
         return super::print_json(&out);
@@ -277,6 +293,9 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         100.0 * out.cache_hit_rate
     );
     println!("  network busy         {:>9.1}%", 100.0 * out.nn_busy);
+    if let Some(n) = out.inference_threads {
+        println!("  inference threads    {n:>10}");
+    }
     Ok(())
 }
 
