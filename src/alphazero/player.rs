@@ -83,13 +83,25 @@ impl<'a> StageNet<'a> {
         precision: Precision,
         threads: usize,
     ) -> Result<StageNet<'a>> {
-        let device = default_device();
-        let server = if device == tch::Device::Cpu {
-            None
-        } else {
+        let served = default_device() != tch::Device::Cpu;
+        Self::open_as::<G>(path, search, precision, threads, served)
+    }
+
+    /// The same, served by an inference thread or not, whatever the device.
+    fn open_as<G: Game>(
+        path: &'a Path,
+        search: SearchKind,
+        precision: Precision,
+        threads: usize,
+        served: bool,
+    ) -> Result<StageNet<'a>> {
+        let server = if served {
+            let device = default_device();
             let net = Net::load(path, G::NAME, Shape::of::<G>(), device)?.with_precision(precision);
             let max_batch = threads.max(1) * PLAY_BATCH;
             Some(InferenceServer::start(InferenceNet::new(&net)?, max_batch))
+        } else {
+            None
         };
         Ok(StageNet {
             path,
@@ -117,5 +129,64 @@ impl<'a> StageNet<'a> {
                 self.precision,
             )?),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arena::{play_match_games, MatchOptions};
+    use crate::games::Connect4;
+    use crate::nn::Arch;
+
+    /// The GPU's way, one inference thread serving every match thread, run here on the CPU:
+    /// one player at a time sends the batches a copy of its own would compute, so its moves
+    /// and analyses are the copy's exactly; several threads at once finish their match.
+    #[test]
+    fn a_served_network_plays_as_its_own_copy_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("net.safetensors");
+        let (arch, shape) = (Arch::resnet(1, 8), Shape::of::<Connect4>());
+        Net::new_seeded("connect4", arch, shape, default_device(), 7)
+            .unwrap()
+            .save(&path)
+            .unwrap();
+        let open = |served| {
+            StageNet::open_as::<Connect4>(&path, SearchKind::Puct, Precision::F32, 2, served)
+                .unwrap()
+        };
+        let (copies, served) = (open(false), open(true));
+        assert!(copies.server.is_none() && served.server.is_some());
+        let (mut own, mut shared) = (
+            copies.player::<Connect4>(24, 0).unwrap(),
+            served.player::<Connect4>(24, 0).unwrap(),
+        );
+        for moves in ["", "4", "4453", "44444432"] {
+            let position = Connect4::parse_position(moves).unwrap();
+            own.new_game(1);
+            shared.new_game(1);
+            assert_eq!(
+                own.choose(&position).unwrap(),
+                shared.choose(&position).unwrap(),
+                "{moves}"
+            );
+            let (a, b) = (own.analysis().unwrap(), shared.analysis().unwrap());
+            assert_eq!((a.value, &a.moves), (b.value, &b.moves), "{moves}");
+        }
+        let opts = MatchOptions {
+            games: 8,
+            seed: 3,
+            threads: 2,
+            progress: false,
+            opening_plies: 2,
+        };
+        let values = play_match_games::<Connect4>(
+            &|| served.player::<Connect4>(8, 2),
+            &|| copies.player::<Connect4>(8, 2),
+            0..8,
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(values.len(), 8);
     }
 }
