@@ -128,6 +128,12 @@ pub struct LearningRateDrop {
 }
 
 impl RunConfig {
+    /// The inference threads that serve `workers` self-play workers on a GPU: at least one,
+    /// and no more than there are workers.
+    pub fn inference_threads_for(&self, workers: usize) -> usize {
+        self.inference_threads.clamp(1, workers.max(1))
+    }
+
     /// The learning rate that training starts iteration `iteration` with (each iteration's
     /// cosine then falls to a tenth of it): the latest drop at or before it, if any.
     pub fn learning_rate_of(&self, iteration: u32) -> f64 {

@@ -221,7 +221,7 @@ pub fn self_play_shard<G: Game>(
     } else {
         // Each inference thread its own copy of the network and every n-th worker: one
         // thread's copying and host work between forwards left the GPU half idle.
-        let n = cfg.inference_threads.clamp(1, workers);
+        let n = cfg.inference_threads_for(workers);
         let max_batch = workers.div_ceil(n) * cfg.parallel_games;
         let servers = (0..n)
             .map(|_| Ok(InferenceServer::start(InferenceNet::new(&net)?, max_batch)))
