@@ -339,6 +339,20 @@ impl RunConfig {
                 c.eval_games = 40;
                 c.eval_sims = 64;
             }
+            ("gpu", GameKind::Connect4) if search == Some(SearchKind::Gumbel) => {
+                // Gumbel's budget on a GPU: the cpu preset's run as it is without CUDA (4x48,
+                // 16 simulations x 1,600 games, 480 steps, its openings and forks) in 32 bits,
+                // its searches spread over 8 workers that two inference threads serve. On one
+                // H200 with 16 cores an iteration took 13 s (against 55 s for this preset's
+                // 200 PUCT simulations of a 6x128 network over 2,000 games): 57 iterations in
+                // 12.7 min (docs/gpu.md).
+                let mut gpu = Self::preset_for_search("cpu", game, false, None)?;
+                gpu.preset = name.to_string();
+                gpu.precision = Precision::F32;
+                gpu.workers = 8;
+                gpu.inference_threads = 2;
+                return Ok(gpu);
+            }
             ("gpu", g) => {
                 c.arch = Arch::resnet(6, 128);
                 c.games = if g == GameKind::Connect4 { 2000 } else { 500 };
@@ -603,7 +617,7 @@ mod tests {
         for (name, game) in [
             ("cpu", GameKind::TicTacToe),
             ("cpu", GameKind::Othello4),
-            ("gpu", GameKind::Connect4),
+            ("gpu", GameKind::Othello4),
             ("tiny", GameKind::Connect4),
         ] {
             let plain = RunConfig::preset(name, game, false).unwrap();
@@ -617,10 +631,28 @@ mod tests {
     }
 
     #[test]
-    fn the_gpu_preset_serves_with_two_inference_threads_and_opens_connect_four_as_the_cpu_one() {
+    fn the_gpu_preset_serves_with_two_inference_threads_and_gives_gumbel_the_cpu_ones_run() {
         let gpu = RunConfig::preset("gpu", GameKind::Connect4, true).unwrap();
+        assert_eq!(gpu.mcts.search, SearchKind::Puct);
+        assert_eq!(
+            (gpu.arch, gpu.games, gpu.sims),
+            (Arch::resnet(6, 128), 2000, 200)
+        );
         assert_eq!((gpu.workers, gpu.inference_threads), (4, 2));
-        let cpu = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
+        // `--search gumbel`: the cpu preset's Connect Four (as without CUDA, in 32 bits) over
+        // 8 workers and two inference threads.
+        let gumbel =
+            RunConfig::preset_for_search("gpu", GameKind::Connect4, true, Some(SearchKind::Gumbel))
+                .unwrap();
+        let mut expected = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
+        expected.preset = "gpu".to_string();
+        expected.precision = Precision::F32;
+        (expected.workers, expected.inference_threads) = (8, 2);
+        assert_eq!(gumbel, expected);
+        assert_eq!(
+            (gumbel.games, gumbel.sims, gumbel.train_steps),
+            (1600, 16, 480)
+        );
         let openings = |c: &RunConfig| {
             (
                 c.random_opening_plies,
@@ -630,7 +662,7 @@ mod tests {
                 c.eval_opening_plies,
             )
         };
-        assert_eq!(openings(&gpu), openings(&cpu));
+        assert_eq!(openings(&gpu), openings(&gumbel));
         // The small games keep their openings; runs from before the setting read one thread.
         let ttt = RunConfig::preset("gpu", GameKind::TicTacToe, true).unwrap();
         assert_eq!(openings(&ttt), (0, 1.0, 0.0, 0, 0));
