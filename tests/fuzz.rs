@@ -1074,15 +1074,13 @@ fn mcts_config() -> impl Strategy<Value = MctsConfig> {
     (
         (finite32(), finite32(), finite32(), finite32()),
         select(vec![SearchKind::Puct, SearchKind::Gumbel]),
-        finite32(),
-        any::<u32>(),
+        (finite32(), any::<u32>(), finite32()),
     )
         .prop_map(
             |(
                 (c_puct, fpu_reduction, noise_fraction, dirichlet_alpha),
                 search,
-                gumbel_scale,
-                gumbel_considered,
+                (gumbel_scale, gumbel_considered, gumbel_value_scale),
             )| {
                 MctsConfig {
                     c_puct,
@@ -1092,6 +1090,7 @@ fn mcts_config() -> impl Strategy<Value = MctsConfig> {
                     search,
                     gumbel_scale,
                     gumbel_considered,
+                    gumbel_value_scale,
                 }
             },
         )

@@ -503,6 +503,15 @@ impl RunConfig {
         within("mcts.dirichlet_alpha", alpha, alpha >= 0.0, "0 or more");
         let scale = m.gumbel_scale as f64;
         within("mcts.gumbel_scale", scale, scale >= 0.0, "0 or more");
+        let sigma = m.gumbel_value_scale as f64;
+        // Bounded so that σ stays finite (mctx's 0.1; the paper's 1.0).
+        let sane = sigma > 0.0 && sigma <= 100.0;
+        within(
+            "mcts.gumbel_value_scale",
+            sigma,
+            sane,
+            "above 0, at most 100",
+        );
         if let Some(cap) = self.playout_cap {
             let f = cap.full_fraction;
             within(
@@ -590,6 +599,7 @@ mod tests {
         c.learning_rate = -1.0;
         c.promote_threshold = f64::NAN;
         c.mcts.noise_fraction = 1.5;
+        c.mcts.gumbel_value_scale = 0.0;
         c.playout_cap = Some(PlayoutCap {
             full_fraction: 0.0,
             fast_sims: 0,
@@ -607,6 +617,7 @@ mod tests {
                 "promote_threshold is NaN (must be from 0 to 1)",
                 "fork_share is 2 (must be from 0 to 1)",
                 "mcts.noise_fraction is 1.5 (must be from 0 to 1)",
+                "mcts.gumbel_value_scale is 0 (must be above 0, at most 100)",
                 "playout_cap.full_fraction is 0 (must be above 0, at most 1)",
             ]
         );

@@ -46,6 +46,10 @@ pub struct SelfPlayStats {
     /// Batches of each size the network saw (index = size).
     #[serde(skip, default)]
     pub batch_sizes: Vec<u64>,
+    /// On a GPU, the inference threads that served the workers (the setting clamped to the
+    /// workers this run had, themselves no more than its chunks); none on a CPU.
+    #[serde(skip, default)]
+    pub inference_threads: Option<usize>,
     /// How the whole stage's games ended (counted from its files; absent for a shard).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub results: Option<GameResults>,
@@ -235,7 +239,13 @@ pub fn self_play_shard<G: Game>(
         for server in servers {
             inference.merge(&server.finish()?);
         }
-        (stats, inference)
+        (
+            SelfPlayStats {
+                inference_threads: Some(n),
+                ..stats
+            },
+            inference,
+        )
     };
     drop(task);
     stats.forward_seconds = inference.forward_seconds;

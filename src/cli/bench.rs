@@ -269,8 +269,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         mean_batch: stats.mean_batch(),
         cache_hit_rate: stats.cache_hit_rate(),
         nn_busy: stats.forward_seconds / stats.seconds.max(1e-9),
-        inference_threads: (default_device() != tch::Device::Cpu)
-            .then(|| cfg.inference_threads_for(cfg.workers)),
+        inference_threads: stats.inference_threads,
     };
     if a.json {
         return super::print_json(&out);

@@ -29,10 +29,13 @@ pub struct ChildStats {
 /// A value per child.
 pub type PerChild = ArrayVec<f32, 32>;
 
-/// σ's visit offset and scale: mctx's defaults for `qtransform_completed_by_mix_value`
-/// (`maxvisit_init = 50`, `value_scale = 0.1`, values rescaled to [0, 1]).
+/// σ's visit offset: mctx's default for `qtransform_completed_by_mix_value`
+/// (`maxvisit_init = 50`, values rescaled to [0, 1]).
 const C_VISIT: f32 = 50.0;
-const C_SCALE: f32 = 0.1;
+
+/// σ's value scale by default: mctx's `value_scale = 0.1` (the paper used 1.0 for Go and
+/// chess, with values normalised over the whole tree rather than over one node's children).
+pub const DEFAULT_VALUE_SCALE: f32 = 0.1;
 
 /// A floor under priors, so that a logit is finite.
 const MIN_PRIOR: f32 = 1e-12;
@@ -51,8 +54,9 @@ pub fn logits(children: &[ChildStats]) -> PerChild {
 
 /// σ(completed Q) of each child: a child's value where known, else the mixed value (the
 /// network's value of the parent blended with the prior-weighted values of the known
-/// children), rescaled to [0, 1] over the children and scaled by (50 + most visits) * 0.1.
-pub fn sigma_completed_q(children: &[ChildStats], raw_value: f32) -> PerChild {
+/// children), rescaled to [0, 1] over the children and scaled by (50 + most visits) times
+/// `value_scale`.
+pub fn sigma_completed_q(children: &[ChildStats], raw_value: f32, value_scale: f32) -> PerChild {
     let visits: u32 = children.iter().map(|c| c.visits).sum();
     let (mut prior_sum, mut weighted_q) = (0.0f32, 0.0f32);
     for c in children.iter().filter(|c| known(c)) {
@@ -72,14 +76,14 @@ pub fn sigma_completed_q(children: &[ChildStats], raw_value: f32) -> PerChild {
     let hi = completed.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let range = (hi - lo).max(1e-8);
     let most = children.iter().map(|c| c.visits).max().unwrap_or(0);
-    let scale = (C_VISIT + most as f32) * C_SCALE;
+    let scale = (C_VISIT + most as f32) * value_scale;
     completed.iter().map(|q| scale * (q - lo) / range).collect()
 }
 
 /// softmax(logit + σ(completed Q)): the improved policy, the policy target of Gumbel
 /// AlphaZero.
-pub fn improved_policy(children: &[ChildStats], raw_value: f32) -> PerChild {
-    let sigma = sigma_completed_q(children, raw_value);
+pub fn improved_policy(children: &[ChildStats], raw_value: f32, value_scale: f32) -> PerChild {
+    let sigma = sigma_completed_q(children, raw_value, value_scale);
     let scores: PerChild = logits(children)
         .iter()
         .zip(&sigma)
@@ -93,8 +97,8 @@ pub fn improved_policy(children: &[ChildStats], raw_value: f32) -> PerChild {
 
 /// The child a simulation takes inside the tree: the one whose share of the visits lags its
 /// improved policy most, argmax π'(a) - N(a) / (1 + ΣN).
-pub fn interior_choice(children: &[ChildStats], raw_value: f32) -> usize {
-    let policy = improved_policy(children, raw_value);
+pub fn interior_choice(children: &[ChildStats], raw_value: f32, value_scale: f32) -> usize {
+    let policy = improved_policy(children, raw_value, value_scale);
     let visits: u32 = children.iter().map(|c| c.visits).sum();
     let mut best = (0, f32::NEG_INFINITY);
     for (i, (c, p)) in children.iter().zip(&policy).enumerate() {
@@ -107,8 +111,13 @@ pub fn interior_choice(children: &[ChildStats], raw_value: f32) -> usize {
 }
 
 /// Each root child's score for sequential halving: Gumbel noise + logit + σ(completed Q).
-pub fn root_scores(children: &[ChildStats], gumbel: &[f32], raw_value: f32) -> PerChild {
-    let sigma = sigma_completed_q(children, raw_value);
+pub fn root_scores(
+    children: &[ChildStats],
+    gumbel: &[f32],
+    raw_value: f32,
+    value_scale: f32,
+) -> PerChild {
+    let sigma = sigma_completed_q(children, raw_value, value_scale);
     logits(children)
         .iter()
         .enumerate()
@@ -124,10 +133,11 @@ pub fn root_choice(
     children: &[ChildStats],
     gumbel: &[f32],
     raw_value: f32,
+    value_scale: f32,
     visits: u32,
     considered: usize,
 ) -> usize {
-    let scores = root_scores(children, gumbel, raw_value);
+    let scores = root_scores(children, gumbel, raw_value, value_scale);
     let argmax = |keep: &dyn Fn(usize) -> bool| {
         (0..children.len())
             .filter(|&i| keep(i))
@@ -213,35 +223,62 @@ mod tests {
     #[test]
     fn the_improved_policy_moves_towards_better_values() {
         let kids = [child(0.5, 4, -0.5), child(0.3, 4, 0.8), child(0.2, 0, 0.0)];
-        let p = improved_policy(&kids, 0.0);
+        let p = improved_policy(&kids, 0.0, DEFAULT_VALUE_SCALE);
         assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(p[1] > 0.3 && p[0] < 0.5, "{p:?}");
         // With no visits at all the improved policy is the prior.
         let fresh = [child(0.5, 0, 0.0), child(0.3, 0, 0.0), child(0.2, 0, 0.0)];
-        let p = improved_policy(&fresh, 0.3);
+        let p = improved_policy(&fresh, 0.3, DEFAULT_VALUE_SCALE);
         for (a, b) in p.iter().zip([0.5, 0.3, 0.2]) {
             assert!((a - b).abs() < 1e-5, "{p:?}");
         }
     }
 
     #[test]
+    fn a_larger_value_scale_trusts_the_values_more() {
+        // The better child by value has the smaller prior.
+        let kids = [child(0.7, 3, -0.2), child(0.3, 3, 0.4)];
+        let share = |scale| improved_policy(&kids, 0.0, scale)[1];
+        let (low, mid, high) = (share(0.05), share(DEFAULT_VALUE_SCALE), share(0.25));
+        assert!(
+            0.3 < low && low < mid && mid < high && high < 1.0,
+            "{low} {mid} {high}"
+        );
+        // σ is (50 + most visits) x scale x the value rescaled to [0, 1] over the children.
+        let sigma = sigma_completed_q(&kids, 0.0, 0.25);
+        assert!(
+            (sigma[1] - 53.0 * 0.25).abs() < 1e-4 && sigma[0].abs() < 1e-6,
+            "{sigma:?}"
+        );
+    }
+
+    #[test]
     fn interior_choice_follows_the_improved_policy() {
         // Equal priors, one child clearly better: it gets the next visit...
         let kids = [child(0.5, 3, -0.2), child(0.5, 3, 0.6)];
-        assert_eq!(interior_choice(&kids, 0.0), 1);
+        assert_eq!(interior_choice(&kids, 0.0, DEFAULT_VALUE_SCALE), 1);
         // ...and an unvisited child is tried once its share lags far enough.
         let kids = [child(0.5, 10, 0.1), child(0.5, 0, 0.0)];
-        assert_eq!(interior_choice(&kids, 0.1), 1);
+        assert_eq!(interior_choice(&kids, 0.1, DEFAULT_VALUE_SCALE), 1);
     }
 
     #[test]
     fn root_choice_follows_the_schedule() {
         let kids = [child(0.6, 1, 0.0), child(0.3, 0, 0.0), child(0.1, 0, 0.0)];
         // Children with 0 visits asked for: the best of those by noise + logit.
-        assert_eq!(root_choice(&kids, &[0.0; 3], 0.0, 0, 3), 1);
+        assert_eq!(
+            root_choice(&kids, &[0.0; 3], 0.0, DEFAULT_VALUE_SCALE, 0, 3),
+            1
+        );
         // Noise can change the order.
-        assert_eq!(root_choice(&kids, &[0.0, 0.0, 5.0], 0.0, 0, 3), 2);
+        assert_eq!(
+            root_choice(&kids, &[0.0, 0.0, 5.0], 0.0, DEFAULT_VALUE_SCALE, 0, 3),
+            2
+        );
         // None has 2 visits: the least visited of the considered.
-        assert_eq!(root_choice(&kids, &[0.0; 3], 0.0, 2, 1), 0);
+        assert_eq!(
+            root_choice(&kids, &[0.0; 3], 0.0, DEFAULT_VALUE_SCALE, 2, 1),
+            0
+        );
     }
 }

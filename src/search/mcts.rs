@@ -51,6 +51,10 @@ fn default_considered() -> u32 {
     16
 }
 
+fn default_value_scale() -> f32 {
+    gumbel::DEFAULT_VALUE_SCALE
+}
+
 /// Search settings.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MctsConfig {
@@ -72,6 +76,11 @@ pub struct MctsConfig {
     /// Gumbel: root moves considered (the k of Gumbel-top-k).
     #[serde(default = "default_considered")]
     pub gumbel_considered: u32,
+    /// Gumbel: the scale of σ(completed Q), how far the search's values move the improved
+    /// policy (search and policy target) away from the prior: mctx's `value_scale`, 0.1 in
+    /// runs from before the setting.
+    #[serde(default = "default_value_scale")]
+    pub gumbel_value_scale: f32,
 }
 
 impl Default for MctsConfig {
@@ -84,6 +93,7 @@ impl Default for MctsConfig {
             search: SearchKind::Puct,
             gumbel_scale: 0.0,
             gumbel_considered: default_considered(),
+            gumbel_value_scale: default_value_scale(),
         }
     }
 }
@@ -294,7 +304,11 @@ impl<G: Game> Tree<G> {
         if self.config.search == SearchKind::Gumbel && self.root_expanded() && !self.root_wins() {
             // The improved policy over the moves not proven lost.
             let kids = self.child_stats(0);
-            let improved = gumbel::improved_policy(&kids, self.nodes[0].raw_value);
+            let improved = gumbel::improved_policy(
+                &kids,
+                self.nodes[0].raw_value,
+                self.config.gumbel_value_scale,
+            );
             let r = &self.nodes[0];
             let mut total = 0.0;
             for (i, q) in improved.iter().enumerate() {
@@ -387,11 +401,12 @@ impl<G: Game> Tree<G> {
                 &kids,
                 &self.root_gumbel,
                 node.raw_value,
+                self.config.gumbel_value_scale,
                 self.schedule[sim],
                 considered,
             )
         } else {
-            gumbel::interior_choice(&kids, node.raw_value)
+            gumbel::interior_choice(&kids, node.raw_value, self.config.gumbel_value_scale)
         };
         node.first_child + pick as u32
     }
@@ -696,7 +711,8 @@ impl<G: Game> Tree<G> {
         let kids = self.child_stats(0);
         let moves: ArrayVec<Move, 32> = (0..kids.len()).map(|i| self.nodes[first + i].mv).collect();
         if temperature > 0.0 {
-            let policy = gumbel::improved_policy(&kids, r.raw_value);
+            let policy =
+                gumbel::improved_policy(&kids, r.raw_value, self.config.gumbel_value_scale);
             let total: f32 = (0..kids.len())
                 .filter(|&i| allowed(moves[i]))
                 .map(|i| policy[i])
@@ -709,7 +725,12 @@ impl<G: Game> Tree<G> {
                 x -= policy[i];
             }
         }
-        let scores = gumbel::root_scores(&kids, &self.root_gumbel, r.raw_value);
+        let scores = gumbel::root_scores(
+            &kids,
+            &self.root_gumbel,
+            r.raw_value,
+            self.config.gumbel_value_scale,
+        );
         let most = (0..kids.len())
             .filter(|&i| allowed(moves[i]))
             .map(|i| kids[i].visits)
