@@ -10,6 +10,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use crate::agent::{Agent, RandomAgent};
 use crate::alphazero::player::search_player;
 use crate::alphazero::policy_player::PolicyAgent;
+use crate::alphazero::trained_search::trained_search;
 use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
 use crate::nn::{default_device, Evaluator, InferenceNet, Net, Shape};
 use crate::search::agent::rollout_agent;
@@ -112,8 +113,9 @@ pub struct BuildContext {
     pub random_plies: u32,
     /// Where the Connect Four solver keeps its opening book and cache.
     pub solver_dir: PathBuf,
-    /// The tree search of network players.
-    pub search: SearchKind,
+    /// The tree search of network players; `None`: the one each network's run trained with
+    /// ([`trained_search`]).
+    pub search: Option<SearchKind>,
     /// Network players average the network over the game's symmetries.
     pub symmetries: bool,
 }
@@ -131,7 +133,7 @@ impl Default for BuildContext {
             sims: None,
             random_plies: 0,
             solver_dir: PathBuf::from(DEFAULT_SOLVER_DIR),
-            search: SearchKind::Puct,
+            search: None,
             symmetries: false,
         }
     }
@@ -172,25 +174,73 @@ impl PlayerSpec {
         matches!(self, PlayerSpec::Human)
     }
 
+    /// The file of a network player's weights; `None` for players without a network.
+    pub fn weights(&self, ctx: &BuildContext) -> Option<PathBuf> {
+        match self {
+            PlayerSpec::Best => Some(ctx.models_dir.join("best.safetensors")),
+            PlayerSpec::Latest => Some(ctx.models_dir.join("latest.safetensors")),
+            PlayerSpec::Model(path) => Some(path.clone()),
+            _ => None,
+        }
+    }
+
+    /// The tree search a network player plays: the one `ctx` asks for, else the one its run
+    /// trained with; `None` for players without a network.
+    pub fn network_search(&self, ctx: &BuildContext) -> Result<Option<SearchKind>> {
+        match (self.weights(ctx), ctx.search) {
+            (None, _) => Ok(None),
+            (Some(_), Some(asked)) => Ok(Some(asked)),
+            (Some(path), None) => trained_search(&path).map(Some),
+        }
+    }
+
+    /// How a network player plays, as a line for a command to show beside its figures (e.g.
+    /// `best: gumbel search, 200 simulations a move, the search its run trained with`); `None`
+    /// for players without a network.
+    pub fn describe_play(&self, ctx: &BuildContext) -> Result<Option<String>> {
+        let Some(search) = self.network_search(ctx)? else {
+            return Ok(None);
+        };
+        let origin = match ctx.search {
+            Some(_) => "as asked",
+            None => {
+                "its run's search (puct without a run.json beside it; --search chooses another)"
+            }
+        };
+        Ok(Some(match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {
+            0 => format!("{self}: the network alone, its policy's most likely move"),
+            sims => format!("{self}: {search} search, {sims} simulations a move, {origin}"),
+        }))
+    }
+
     /// Builds a fresh player for game `G`.
     pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
         let net = |path: PathBuf| -> Result<Box<dyn Agent<G>>> {
+            let search = match ctx.search {
+                Some(asked) => asked,
+                None => trained_search(&path)?,
+            };
             let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())?;
-            Ok(network_player::<G, _>(InferenceNet::new(&net)?, ctx))
+            Ok(network_player::<G, _>(
+                InferenceNet::new(&net)?,
+                search,
+                ctx,
+            ))
         };
-        let agent: Result<Box<dyn Agent<G>>> = match self {
-            PlayerSpec::Random => Ok(Box::new(RandomAgent::new())),
-            PlayerSpec::Human => Ok(Box::new(HumanAgent::stdio())),
-            PlayerSpec::Rules => G::rules_agent(),
-            PlayerSpec::Solver => G::solver_agent(ctx),
-            PlayerSpec::Mcts(sims) => Ok(Box::new(rollout_agent::<G>(*sims))),
-            PlayerSpec::Best => net(ctx.models_dir.join("best.safetensors")),
-            PlayerSpec::Latest => net(ctx.models_dir.join("latest.safetensors")),
-            PlayerSpec::Model(path) => net(path.clone()),
-            PlayerSpec::Minimax(depth) => Ok(Box::new(AlphaBetaAgent::<G>::new(*depth))),
+        let agent: Result<Box<dyn Agent<G>>> = match (self, self.weights(ctx)) {
+            (_, Some(weights)) => net(weights),
+            (PlayerSpec::Random, _) => Ok(Box::new(RandomAgent::new())),
+            (PlayerSpec::Human, _) => Ok(Box::new(HumanAgent::stdio())),
+            (PlayerSpec::Rules, _) => G::rules_agent(),
+            (PlayerSpec::Solver, _) => G::solver_agent(ctx),
+            (PlayerSpec::Mcts(sims), _) => Ok(Box::new(rollout_agent::<G>(*sims))),
+            (PlayerSpec::Minimax(depth), _) => Ok(Box::new(AlphaBetaAgent::<G>::new(*depth))),
             // Greedy in the table; a seeded random legal move where the table has no row.
-            PlayerSpec::QTable(path) => {
+            (PlayerSpec::QTable(path), _) => {
                 QTable::<G>::load(path).map(|t| Box::new(QAgent::new(t)) as Box<dyn Agent<G>>)
+            }
+            (PlayerSpec::Best | PlayerSpec::Latest | PlayerSpec::Model(_), None) => {
+                bail!("a network player without a network file")
             }
         };
         agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))
@@ -198,10 +248,11 @@ impl PlayerSpec {
 }
 
 /// A network player on `net`, a network of its own or a client of an inference thread that
-/// several players share (`zero serve`): `ctx.sims` simulations a move, or with 0 the network
-/// alone playing its policy's most likely move (so that it can be graded alone).
+/// several players share (`zero serve`): `ctx.sims` simulations a move of `search`, or with 0
+/// the network alone playing its policy's most likely move (so that it can be graded alone).
 pub fn network_player<G: Game, E: Evaluator + Send + 'static>(
     net: E,
+    search: SearchKind,
     ctx: &BuildContext,
 ) -> Box<dyn Agent<G>> {
     match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {
@@ -213,7 +264,7 @@ pub fn network_player<G: Game, E: Evaluator + Send + 'static>(
             net,
             sims,
             ctx.random_plies,
-            ctx.search,
+            search,
             ctx.symmetries,
         )),
     }

@@ -798,3 +798,77 @@ fn a_run_json_asking_for_another_network_shape_is_refused() {
     );
     assert!(!tmp.path().join("data/connect4/iter-0001").exists());
 }
+
+#[test]
+fn a_network_plays_the_search_its_run_trained_with_unless_asked_otherwise() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, _, err) = cycle_in(
+        tmp.path(),
+        &[
+            "--iterations",
+            "0",
+            "--preset",
+            "tiny",
+            "--search",
+            "gumbel",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let models = tmp.path().join("models");
+    let grade = |player: &str, extra: &[&str]| -> serde_json::Value {
+        let base = ["grade", player, "--limit", "40", "--json", "--models"];
+        let args = [&base[..], &[models.to_str().unwrap()], extra].concat();
+        let (code, out, err) = zero(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(out.trim()).expect("one JSON object")
+    };
+    let trained = grade("best", &[]);
+    assert_eq!(trained["search"], "gumbel");
+    // The same games as asking for Gumbel's search by name.
+    let asked = grade("best", &["--search", "gumbel"]);
+    assert_eq!(trained["groups"], asked["groups"]);
+    assert_eq!(grade("best", &["--search", "puct"])["search"], "puct");
+    // A copy of the network away from its run plays PUCT; players without a network, nothing.
+    let copy = tmp.path().join("copy.safetensors");
+    std::fs::copy(models.join("connect4/best.safetensors"), &copy).unwrap();
+    let spec = format!("model:{}", copy.display());
+    assert_eq!(grade(&spec, &[])["search"], "puct");
+    assert!(grade("random", &[])["search"].is_null());
+
+    // A run.json that cannot be read: a clear error naming the way out, the file left as it was.
+    let run = models.join("connect4/run.json");
+    std::fs::write(&run, "{ not json").unwrap();
+    let (code, _, err) = zero(&[
+        "arena",
+        "best",
+        "random",
+        "--games",
+        "2",
+        "--models",
+        models.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("run.json") && err.contains("--search puct"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&run).unwrap(), "{ not json");
+    let played = |search: &str| {
+        let (code, out, err) = zero(&[
+            "arena",
+            "best",
+            "random",
+            "--games",
+            "2",
+            "--json",
+            "--search",
+            search,
+            "--models",
+            models.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        (v["a_search"].clone(), v["b_search"].clone())
+    };
+    assert_eq!(played("puct"), ("puct".into(), serde_json::Value::Null));
+}

@@ -23,4 +23,5 @@ pub mod stage_clock;
 pub mod stages;
 pub mod state;
 pub mod train;
+pub mod trained_search;
 pub mod worker;

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::arena::accuracy::accuracy;
+use crate::arena::accuracy::{accuracy, AccuracyResult};
 use crate::games::{Connect4, Game, GameKind};
 use crate::players::PlayerSpec;
+use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -31,6 +32,14 @@ pub struct Args {
     json: bool,
 }
 
+/// A file's result and the player's tree search (`null` for players without a network).
+#[derive(serde::Serialize)]
+struct Graded<'a> {
+    #[serde(flatten)]
+    result: &'a AccuracyResult,
+    search: Option<SearchKind>,
+}
+
 pub fn run(args: Args) -> Result<()> {
     if args.game != GameKind::Connect4 {
         bail!("accuracy needs solver-labelled positions, which exist for connect4 only");
@@ -42,7 +51,11 @@ pub fn run(args: Args) -> Result<()> {
         crate::solvers::connect4::read_labelled_positions(file)?;
     }
     let mut agent = args.player.build::<Connect4>(&ctx)?;
+    let search = args.player.network_search(&ctx)?;
     if !args.json {
+        if let Some(line) = args.player.describe_play(&ctx)? {
+            println!("{line}");
+        }
         println!(
             "{:<40} {:>9} {:>9} {:>13} {:>9}",
             "file", "positions", "mistakes", "mistake rate", "seconds"
@@ -51,7 +64,7 @@ pub fn run(args: Args) -> Result<()> {
     for file in &args.files {
         let r = accuracy(agent.as_mut(), file, args.limit, args.seed, !args.json)?;
         if args.json {
-            super::print_json(&r)?;
+            super::print_json(&Graded { result: &r, search })?;
         } else {
             println!(
                 "{:<40} {:>9} {:>9} {:>12.2}% {:>9.1}",

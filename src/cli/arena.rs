@@ -12,6 +12,7 @@ use crate::core::files::write_atomic;
 use crate::core::threads::default_threads;
 use crate::games::GameKind;
 use crate::players::{BuildContext, Playable, PlayerSpec};
+use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -68,6 +69,17 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     // Build once up front so a bad spec fails before any game starts.
     args.a.build::<G>(&ctx)?;
     args.b.build::<G>(&ctx)?;
+    let searches = Searches {
+        a_search: args.a.network_search(&ctx)?,
+        b_search: args.b.network_search(&ctx)?,
+    };
+    if !args.json {
+        for spec in [&args.a, &args.b] {
+            if let Some(line) = spec.describe_play(&ctx)? {
+                println!("{line}");
+            }
+        }
+    }
     let interactive = args.a.is_interactive() || args.b.is_interactive();
     let threads = if interactive {
         1
@@ -92,7 +104,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         write_records(path, &games)?;
     }
     if args.json {
-        super::print_json(&result)
+        super::print_json(&WithSearches { result, searches })
     } else {
         print!("{}", match_table(&result));
         if let Some(path) = &args.record {
@@ -100,6 +112,21 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
         }
         Ok(())
     }
+}
+
+/// The tree search of each network player (`null` for other players), in the JSON output.
+#[derive(serde::Serialize)]
+struct Searches {
+    a_search: Option<SearchKind>,
+    b_search: Option<SearchKind>,
+}
+
+#[derive(serde::Serialize)]
+struct WithSearches {
+    #[serde(flatten)]
+    result: MatchResult,
+    #[serde(flatten)]
+    searches: Searches,
 }
 
 /// Fails before any game is played if FILE's folder does not exist or FILE is a folder.

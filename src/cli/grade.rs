@@ -9,6 +9,7 @@ use crate::arena::grading::{grade, standard_set, GradeResult};
 use crate::core::threads::default_threads;
 use crate::games::GameKind;
 use crate::players::{Playable, PlayerSpec};
+use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -36,6 +37,8 @@ struct Report<'a> {
     game: &'a str,
     player: String,
     sims: Option<u32>,
+    /// The network player's tree search (`null` for players without a network).
+    search: Option<SearchKind>,
     #[serde(flatten)]
     grade: GradeResult,
 }
@@ -63,8 +66,12 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
             game: G::NAME,
             player: args.player.to_string(),
             sims: args.net.sims,
+            search: args.player.network_search(&ctx)?,
             grade: r,
         });
+    }
+    if let Some(line) = args.player.describe_play(&ctx)? {
+        println!("{line}");
     }
     println!("{}", table(&r));
     Ok(())

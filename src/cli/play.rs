@@ -70,6 +70,9 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let mut opponent = Narrated {
         inner: args.against.build::<G>(&ctx)?,
     };
+    if let Some(line) = args.against.describe_play(&ctx)? {
+        println!("{line}");
+    }
     let mut human = HumanAgent::stdio();
     opponent.new_game(mix64(args.seed));
     if args.second {

@@ -12,8 +12,9 @@ pub struct PlayerArgs {
     #[arg(long)]
     pub sims: Option<u32>,
     /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
-    #[arg(long, default_value = "puct")]
-    pub search: SearchKind,
+    /// Default: the search the network's run trained with (its run.json; puct without one).
+    #[arg(long)]
+    pub search: Option<SearchKind>,
     /// Network players average the network over the game's symmetries (Connect Four: the
     /// position and its mirror image), at one evaluation per symmetry.
     #[arg(long)]

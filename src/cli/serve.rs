@@ -39,8 +39,9 @@ pub struct Args {
     #[arg(long, default_value_t = 20.0)]
     analysis_seconds: f64,
     /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
-    #[arg(long, default_value = "puct")]
-    search: SearchKind,
+    /// Default: the search each network's run trained with (its run.json; puct without one).
+    #[arg(long)]
+    search: Option<SearchKind>,
     /// Network players average the network over the game's symmetries (Connect Four: the
     /// position and its mirror image), at one evaluation per symmetry.
     #[arg(long)]

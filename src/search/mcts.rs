@@ -36,6 +36,15 @@ pub enum SearchKind {
     Gumbel,
 }
 
+impl std::fmt::Display for SearchKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SearchKind::Puct => "puct",
+            SearchKind::Gumbel => "gumbel",
+        })
+    }
+}
+
 impl std::str::FromStr for SearchKind {
     type Err = String;
     fn from_str(s: &str) -> std::result::Result<Self, String> {

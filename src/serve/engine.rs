@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use crate::agent::Agent;
+use crate::alphazero::trained_search::trained_search;
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, InferenceNet, InferenceServer, Net, Shape};
 use crate::players::{network_player, BuildContext, PlayerSpec};
@@ -158,7 +159,7 @@ pub struct Engines {
 impl Engines {
     pub fn new(
         models: PathBuf,
-        search: SearchKind,
+        search: Option<SearchKind>,
         symmetries: bool,
         solvers: Arc<SolverPool>,
         solver_seconds: Duration,
@@ -218,19 +219,28 @@ impl Engines {
             sims,
             ..self.network_play.clone()
         };
+        let search = match ctx.search {
+            Some(asked) => asked,
+            None => trained_search(&self.model_path::<G>(name))
+                .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?,
+        };
         Ok(Engine {
-            agent: network_player::<G, _>(client, &ctx),
+            agent: network_player::<G, _>(client, search, &ctx),
             _model: Some(model),
         })
+    }
+
+    /// The file of model `name` of game `G`.
+    fn model_path<G: WebGame>(&self, name: &str) -> PathBuf {
+        self.models
+            .join(G::NAME)
+            .join(format!("{name}.safetensors"))
     }
 
     /// The shared model of that name, loaded now if it is not loaded yet or its file changed.
     fn model<G: WebGame>(&self, name: &str) -> Result<Arc<SharedModel>, ApiError> {
         let kind = game_kind::<G>()?;
-        let path = self
-            .models
-            .join(G::NAME)
-            .join(format!("{name}.safetensors"));
+        let path = self.model_path::<G>(name);
         let meta = std::fs::metadata(&path).map_err(|_| {
             ApiError::bad(format!(
                 "no model '{name}' for {}: the server has no {} (train one with \

@@ -68,8 +68,8 @@ pub struct ServeConfig {
     pub solvers: usize,
     /// Seeds of games that do not name one.
     pub seed: u64,
-    /// The tree search of network players.
-    pub search: SearchKind,
+    /// The tree search of network players; `None`: the one each network's run trained with.
+    pub search: Option<SearchKind>,
     /// Network players average the network over the game's symmetries.
     pub symmetries: bool,
 }
@@ -86,7 +86,7 @@ impl Default for ServeConfig {
             analysis_seconds: 20.0,
             solvers: crate::core::threads::default_threads().clamp(2, 4),
             seed: 0,
-            search: SearchKind::Puct,
+            search: None,
             symmetries: false,
         }
     }

@@ -1,0 +1,106 @@
+//! Which tree search a network was trained with, so that it plays with that search unless a
+//! command asks for another: a network trained by Gumbel self-play plays Gumbel's search, one
+//! trained by PUCT self-play plays PUCT (docs/ablations.md measured both at play).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+use crate::search::mcts::SearchKind;
+
+/// The search of the run that made the network at `weights`: `mcts.search` of the `run.json`
+/// beside it (a run keeps `best`, `latest` and its settings in one folder). PUCT for a network
+/// with no `run.json` beside it (a copied file) and for runs from before the setting existed,
+/// which were all PUCT. A `run.json` that cannot be read is an error naming `--search`, the way
+/// to play anyway; nothing is written.
+pub fn trained_search(weights: &Path) -> Result<SearchKind> {
+    let run = run_settings_beside(weights);
+    let bytes = match std::fs::read(&run) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(SearchKind::Puct),
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("cannot read {}", run.display()))
+                .with_context(|| choose_one(weights))
+        }
+    };
+    let settings: Value = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not JSON", run.display()))
+        .with_context(|| choose_one(weights))?;
+    match settings.get("mcts").and_then(|m| m.get("search")) {
+        None => Ok(SearchKind::Puct),
+        Some(Value::String(name)) => match name.parse() {
+            Ok(search) => Ok(search),
+            Err(e) => bail!(
+                "{}: mcts.search: {e}; {}",
+                run.display(),
+                choose_one(weights)
+            ),
+        },
+        Some(other) => bail!(
+            "{}: mcts.search is {other}, not \"puct\" or \"gumbel\"; {}",
+            run.display(),
+            choose_one(weights)
+        ),
+    }
+}
+
+/// The run settings that belong with a network file.
+fn run_settings_beside(weights: &Path) -> PathBuf {
+    weights.with_file_name("run.json")
+}
+
+fn choose_one(weights: &Path) -> String {
+    format!(
+        "cannot tell which search {} was trained with: pass --search puct or --search gumbel",
+        weights.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn weights_beside(run_json: Option<&str>) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(text) = run_json {
+            std::fs::write(dir.path().join("run.json"), text).unwrap();
+        }
+        let weights = dir.path().join("best.safetensors");
+        (dir, weights)
+    }
+
+    #[test]
+    fn a_network_plays_the_search_its_run_trained_with() {
+        let (_dir, w) = weights_beside(Some(r#"{"mcts": {"search": "gumbel", "c_puct": 1.5}}"#));
+        assert_eq!(trained_search(&w).unwrap(), SearchKind::Gumbel);
+        let (_dir, w) = weights_beside(Some(r#"{"mcts": {"search": "puct"}}"#));
+        assert_eq!(trained_search(&w).unwrap(), SearchKind::Puct);
+    }
+
+    #[test]
+    fn a_network_without_a_saved_search_plays_puct() {
+        // A copied file, and a run from before the Gumbel search existed.
+        let (_dir, w) = weights_beside(None);
+        assert_eq!(trained_search(&w).unwrap(), SearchKind::Puct);
+        let (_dir, w) = weights_beside(Some(r#"{"mcts": {"c_puct": 1.5}, "sims": 64}"#));
+        assert_eq!(trained_search(&w).unwrap(), SearchKind::Puct);
+    }
+
+    #[test]
+    fn unreadable_settings_name_the_file_and_the_way_out() {
+        for text in [
+            "{not json",
+            r#"{"mcts": {"search": "alphabeta"}}"#,
+            r#"{"mcts": {"search": 3}}"#,
+        ] {
+            let (_dir, w) = weights_beside(Some(text));
+            let e = format!("{:#}", trained_search(&w).unwrap_err());
+            assert!(
+                e.contains("run.json") && e.contains("--search puct"),
+                "{text}: {e}"
+            );
+        }
+    }
+}
