@@ -195,8 +195,8 @@ impl PlayerSpec {
     }
 
     /// How a network player plays, as a line for a command to show beside its figures (e.g.
-    /// `best: gumbel search, 200 simulations a move, the search its run trained with`); `None`
-    /// for players without a network.
+    /// `best: gumbel search, 200 simulations a move, its run's search (...)`); `None` for
+    /// players without a network.
     pub fn describe_play(&self, ctx: &BuildContext) -> Result<Option<String>> {
         let Some(search) = self.network_search(ctx)? else {
             return Ok(None);
