@@ -2,7 +2,7 @@
 //! `minimax:4`, `solver`, `mcts:800`, `best`, `latest`, `model:PATH`, `ql:PATH`).
 
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -187,11 +187,9 @@ impl PlayerSpec {
     /// The tree search a network player plays: the one `ctx` asks for, else the one its run
     /// trained with; `None` for players without a network.
     pub fn network_search(&self, ctx: &BuildContext) -> Result<Option<SearchKind>> {
-        match (self.weights(ctx), ctx.search) {
-            (None, _) => Ok(None),
-            (Some(_), Some(asked)) => Ok(Some(asked)),
-            (Some(path), None) => trained_search(&path).map(Some),
-        }
+        self.weights(ctx)
+            .map(|weights| search_for(&weights, ctx))
+            .transpose()
     }
 
     /// How a network player plays, as a line for a command to show beside its figures (e.g.
@@ -216,10 +214,7 @@ impl PlayerSpec {
     /// Builds a fresh player for game `G`.
     pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
         let net = |path: PathBuf| -> Result<Box<dyn Agent<G>>> {
-            let search = match ctx.search {
-                Some(asked) => asked,
-                None => trained_search(&path)?,
-            };
+            let search = search_for(&path, ctx)?;
             let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())?;
             Ok(network_player::<G, _>(
                 InferenceNet::new(&net)?,
@@ -244,6 +239,15 @@ impl PlayerSpec {
             }
         };
         agent.with_context(|| format!("cannot build player '{self}' for {}", G::NAME))
+    }
+}
+
+/// The tree search of the network at `weights`: the one `ctx` asks for, else the one its run
+/// trained with.
+pub fn search_for(weights: &Path, ctx: &BuildContext) -> Result<SearchKind> {
+    match ctx.search {
+        Some(asked) => Ok(asked),
+        None => trained_search(weights),
     }
 }
 

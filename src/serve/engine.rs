@@ -18,10 +18,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use crate::agent::Agent;
-use crate::alphazero::trained_search::trained_search;
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, InferenceNet, InferenceServer, Net, Shape};
-use crate::players::{network_player, BuildContext, PlayerSpec};
+use crate::players::{network_player, search_for, BuildContext, PlayerSpec};
 use crate::search::mcts::SearchKind;
 
 use super::errors::ApiError;
@@ -219,11 +218,8 @@ impl Engines {
             sims,
             ..self.network_play.clone()
         };
-        let search = match ctx.search {
-            Some(asked) => asked,
-            None => trained_search(&self.model_path::<G>(name))
-                .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?,
-        };
+        let search = search_for(&self.model_path::<G>(name), &ctx)
+            .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?;
         Ok(Engine {
             agent: network_player::<G, _>(client, search, &ctx),
             _model: Some(model),
