@@ -648,6 +648,31 @@ fn a_network_is_loaded_once_and_shared_by_every_game() {
         .contains("network alone"));
 }
 
+#[test]
+fn a_network_seat_says_which_search_it_plays() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    save_untrained_net::<TicTacToe>(f._models.path(), "best", 1);
+    let label = || {
+        new_game(
+            addr,
+            json!({"game": "tictactoe", "second": "best", "sims": 16}),
+        )["sides"][1]["player"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // No run.json beside the network: PUCT, as on the command line.
+    assert_eq!(label(), "best (puct, 16 sims)");
+    // A Gumbel run's network plays (and is labelled with) its run's search.
+    std::fs::write(
+        f._models.path().join("tictactoe").join("run.json"),
+        r#"{"mcts": {"search": "gumbel"}}"#,
+    )
+    .unwrap();
+    assert_eq!(label(), "best (gumbel, 16 sims)");
+}
+
 /// The network's opening policy, as the page shows it, of a server started with or without
 /// `--symmetries`: the share of each of the top columns.
 fn opening_shares(symmetries: bool) -> Vec<(String, f64)> {

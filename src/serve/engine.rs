@@ -47,15 +47,17 @@ pub enum Seat {
 }
 
 impl Seat {
-    /// The seat as a person reads it: `human`, `mcts:800`, `best (400 sims)`.
-    pub fn label(&self) -> String {
+    /// The seat as a person reads it: `human`, `mcts:800`, `best (gumbel, 400 sims)`, where
+    /// `search` is the tree search its engine plays (a network's own, [`Engine::search`]).
+    pub fn label(&self, search: Option<SearchKind>) -> String {
         match self {
             Seat::Human => "human".into(),
             Seat::Engine { spec, sims } if is_network(spec) => {
                 let sims = sims.unwrap_or(crate::players::DEFAULT_NET_SIMS);
-                match sims {
-                    0 => format!("{spec} (network alone)"),
-                    n => format!("{spec} ({n} sims)"),
+                match (sims, search) {
+                    (0, _) => format!("{spec} (network alone)"),
+                    (n, Some(search)) => format!("{spec} ({search}, {n} sims)"),
+                    (n, None) => format!("{spec} ({n} sims)"),
                 }
             }
             Seat::Engine { spec, .. } => spec.to_string(),
@@ -129,6 +131,8 @@ pub fn parse_seat(text: &str, sims: Option<u32>) -> Result<Seat, ApiError> {
 /// when this was its last user, finds no client left and ends at once).
 pub struct Engine<G: Game> {
     pub agent: Box<dyn Agent<G>>,
+    /// The tree search a network player plays (none for other players).
+    pub search: Option<SearchKind>,
     _model: Option<Arc<SharedModel>>,
 }
 
@@ -196,6 +200,7 @@ impl Engines {
                 match G::pooled_solver(pooled) {
                     Some(agent) => Engine {
                         agent,
+                        search: None,
                         _model: None,
                     },
                     None => plain::<G>(spec)?,
@@ -222,6 +227,7 @@ impl Engines {
             .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?;
         Ok(Engine {
             agent: network_player::<G, _>(client, search, &ctx),
+            search: Some(search),
             _model: Some(model),
         })
     }
@@ -307,6 +313,7 @@ fn plain<G: WebGame>(spec: &PlayerSpec) -> Result<Engine<G>, ApiError> {
         agent: spec
             .build::<G>(&BuildContext::default())
             .map_err(|e| ApiError::bad(format!("{e:#}")))?,
+        search: None,
         _model: None,
     })
 }

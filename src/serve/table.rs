@@ -162,7 +162,7 @@ impl<G: WebGame> GameTable<G> {
             let seed = SEAT_SEEDS.seed(spec.seed, i as u64);
             let engine = engines.build::<G>(&spec.seats[i], seed)?;
             Ok(SeatState {
-                label: spec.seats[i].label(),
+                label: spec.seats[i].label(engine.as_ref().and_then(|e| e.search)),
                 slot: engine.map_or(Slot::Human, Slot::Ready),
             })
         };
