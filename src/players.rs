@@ -15,7 +15,7 @@ use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
 use crate::nn::{default_device, Evaluator, InferenceNet, Net, Shape};
 use crate::search::agent::rollout_agent;
 use crate::search::alphabeta::AlphaBetaAgent;
-use crate::search::mcts::SearchKind;
+use crate::search::mcts::{PlaySearch, SearchKind};
 use crate::search::rules::RulesAgent;
 use crate::solvers::connect4_book::SolverAgent as Connect4Solver;
 use crate::solvers::exhaustive::SolverAgent;
@@ -186,7 +186,7 @@ impl PlayerSpec {
 
     /// The tree search a network player plays: the one `ctx` asks for, else the one its run
     /// trained with; `None` for players without a network.
-    pub fn network_search(&self, ctx: &BuildContext) -> Result<Option<SearchKind>> {
+    pub fn network_search(&self, ctx: &BuildContext) -> Result<Option<PlaySearch>> {
         self.weights(ctx)
             .map(|weights| search_for(&weights, ctx))
             .transpose()
@@ -242,11 +242,12 @@ impl PlayerSpec {
     }
 }
 
-/// The tree search of the network at `weights`: the one `ctx` asks for, else the one its run
-/// trained with.
-pub fn search_for(weights: &Path, ctx: &BuildContext) -> Result<SearchKind> {
+/// The tree search of the network at `weights`: the one `ctx` asks for (with its default
+/// settings; its run's `run.json` is not read, so that `--search` plays even where that file is
+/// broken), else the one its run trained with.
+pub fn search_for(weights: &Path, ctx: &BuildContext) -> Result<PlaySearch> {
     match ctx.search {
-        Some(asked) => Ok(asked),
+        Some(asked) => Ok(PlaySearch::new(asked)),
         None => trained_search(weights),
     }
 }
@@ -256,7 +257,7 @@ pub fn search_for(weights: &Path, ctx: &BuildContext) -> Result<SearchKind> {
 /// the network alone playing its policy's most likely move (so that it can be graded alone).
 pub fn network_player<G: Game, E: Evaluator + Send + 'static>(
     net: E,
-    search: SearchKind,
+    search: PlaySearch,
     ctx: &BuildContext,
 ) -> Box<dyn Agent<G>> {
     match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {

@@ -9,7 +9,7 @@ use crate::agent::Agent;
 use crate::games::Game;
 use crate::nn::{default_device, Evaluator, InferenceNet, InferenceServer, Net, Precision, Shape};
 use crate::search::agent::SearchAgent;
-use crate::search::mcts::{MctsConfig, SearchKind};
+use crate::search::mcts::PlaySearch;
 
 /// Leaves evaluated together per network call when one game searches alone.
 const PLAY_BATCH: usize = 8;
@@ -21,7 +21,7 @@ pub fn net_agent<G: Game>(
     path: &Path,
     sims: u32,
     random_plies: u32,
-    search: SearchKind,
+    search: PlaySearch,
     precision: Precision,
 ) -> Result<SearchAgent<G, NetEvaluator<InferenceNet>>> {
     let net =
@@ -42,7 +42,7 @@ pub fn search_player<G: Game, E: Evaluator>(
     net: E,
     sims: u32,
     random_plies: u32,
-    search: SearchKind,
+    search: PlaySearch,
     symmetries: bool,
 ) -> SearchAgent<G, NetEvaluator<E>> {
     let eval = NetEvaluator::new(net);
@@ -51,16 +51,7 @@ pub fn search_player<G: Game, E: Evaluator>(
     } else {
         eval
     };
-    SearchAgent::new(
-        eval,
-        sims,
-        PLAY_BATCH,
-        MctsConfig {
-            search,
-            ..MctsConfig::default()
-        },
-    )
-    .with_random_plies(random_plies)
+    SearchAgent::new(eval, sims, PLAY_BATCH, search.config()).with_random_plies(random_plies)
 }
 
 /// One network's players for the threads of a stage's match or grading. On a CPU each player
@@ -70,7 +61,7 @@ pub fn search_player<G: Game, E: Evaluator>(
 /// preset's longest stage (docs/gpu.md).
 pub struct StageNet<'a> {
     path: &'a Path,
-    search: SearchKind,
+    search: PlaySearch,
     precision: Precision,
     server: Option<InferenceServer>,
 }
@@ -79,7 +70,7 @@ impl<'a> StageNet<'a> {
     /// The network of `path` for up to `threads` players at once.
     pub fn open<G: Game>(
         path: &'a Path,
-        search: SearchKind,
+        search: PlaySearch,
         precision: Precision,
         threads: usize,
     ) -> Result<StageNet<'a>> {
@@ -90,7 +81,7 @@ impl<'a> StageNet<'a> {
     /// The same, served by an inference thread or not, whatever the device.
     fn open_as<G: Game>(
         path: &'a Path,
-        search: SearchKind,
+        search: PlaySearch,
         precision: Precision,
         threads: usize,
         served: bool,
@@ -138,6 +129,7 @@ mod tests {
     use crate::arena::{play_match_games, MatchOptions};
     use crate::games::Connect4;
     use crate::nn::Arch;
+    use crate::search::mcts::SearchKind;
 
     /// The GPU's way, one inference thread serving every match thread, run here on the CPU:
     /// one player at a time sends the batches a copy of its own would compute, so its moves
@@ -151,10 +143,9 @@ mod tests {
             .unwrap()
             .save(&path)
             .unwrap();
-        let open = |served| {
-            StageNet::open_as::<Connect4>(&path, SearchKind::Puct, Precision::F32, 2, served)
-                .unwrap()
-        };
+        let puct = PlaySearch::new(SearchKind::Puct);
+        let open =
+            |served| StageNet::open_as::<Connect4>(&path, puct, Precision::F32, 2, served).unwrap();
         let (copies, served) = (open(false), open(true));
         assert!(copies.server.is_none() && served.server.is_some());
         let (mut own, mut shared) = (

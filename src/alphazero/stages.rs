@@ -24,6 +24,7 @@ use crate::core::rng::streams;
 use crate::core::threads::default_threads;
 use crate::games::Game;
 use crate::nn::{default_device, Net, Shape, TorchThreads};
+use crate::search::mcts::PlaySearch;
 
 /// Seconds between saves of an unfinished training stage (a crash loses at most this much;
 /// Ctrl-C loses nothing).
@@ -154,10 +155,14 @@ pub struct EvalStats {
     pub grade_seconds: Option<f64>,
 }
 
-/// The network of `path` for a stage's match threads, searching as `cfg.mcts.search` says and
-/// computing in `cfg.precision`.
+/// The network of `path` for a stage's match threads, searching as `cfg.mcts` says (its search
+/// and Gumbel's value scale; no noise) and computing in `cfg.precision`.
 pub(super) fn stage_net<'a, G: Game>(cfg: &RunConfig, path: &'a Path) -> Result<StageNet<'a>> {
-    StageNet::open::<G>(path, cfg.mcts.search, cfg.precision, default_threads())
+    let search = PlaySearch {
+        kind: cfg.mcts.search,
+        gumbel_value_scale: cfg.mcts.gumbel_value_scale,
+    };
+    StageNet::open::<G>(path, search, cfg.precision, default_threads())
 }
 
 /// Makes `latest` the new `best`, one generation up; returns the new generation.

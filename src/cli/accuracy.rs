@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Result<()> {
         crate::solvers::connect4::read_labelled_positions(file)?;
     }
     let mut agent = args.player.build::<Connect4>(&ctx)?;
-    let search = args.player.network_search(&ctx)?;
+    let search = args.player.network_search(&ctx)?.map(|s| s.kind);
     if !args.json {
         if let Some(line) = args.player.describe_play(&ctx)? {
             println!("{line}");

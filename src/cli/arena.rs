@@ -70,8 +70,8 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     args.a.build::<G>(&ctx)?;
     args.b.build::<G>(&ctx)?;
     let searches = Searches {
-        a_search: args.a.network_search(&ctx)?,
-        b_search: args.b.network_search(&ctx)?,
+        a_search: args.a.network_search(&ctx)?.map(|s| s.kind),
+        b_search: args.b.network_search(&ctx)?.map(|s| s.kind),
     };
     if !args.json {
         for spec in [&args.a, &args.b] {

@@ -66,7 +66,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
             game: G::NAME,
             player: args.player.to_string(),
             sims: args.net.sims,
-            search: args.player.network_search(&ctx)?,
+            search: args.player.network_search(&ctx)?.map(|s| s.kind),
             grade: r,
         });
     }

@@ -56,6 +56,45 @@ impl std::str::FromStr for SearchKind {
     }
 }
 
+/// The search a network player plays with: which one, and for Gumbel's the value scale of σ
+/// its network was trained with (its policy learned targets of that scale, so it plays with it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlaySearch {
+    pub kind: SearchKind,
+    pub gumbel_value_scale: f32,
+}
+
+impl PlaySearch {
+    /// `kind` with its default settings.
+    pub fn new(kind: SearchKind) -> PlaySearch {
+        PlaySearch {
+            kind,
+            gumbel_value_scale: default_value_scale(),
+        }
+    }
+
+    /// The search settings of play: these, and no noise.
+    pub fn config(self) -> MctsConfig {
+        MctsConfig {
+            search: self.kind,
+            gumbel_value_scale: self.gumbel_value_scale,
+            ..MctsConfig::default()
+        }
+    }
+}
+
+impl Default for PlaySearch {
+    fn default() -> Self {
+        PlaySearch::new(SearchKind::default())
+    }
+}
+
+impl std::fmt::Display for PlaySearch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
 fn default_considered() -> u32 {
     16
 }

@@ -227,7 +227,7 @@ impl Engines {
             .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?;
         Ok(Engine {
             agent: network_player::<G, _>(client, search, &ctx),
-            search: Some(search),
+            search: Some(search.kind),
             _model: Some(model),
         })
     }
