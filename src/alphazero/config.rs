@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::games::GameKind;
 use crate::nn::{Arch, Precision};
+use crate::search::gumbel;
 use crate::search::mcts::{MctsConfig, SearchKind};
 
 /// Everything a cycle needs; saved as `models/<game>/run.json` so that a resumed run keeps
@@ -504,8 +505,7 @@ impl RunConfig {
         let scale = m.gumbel_scale as f64;
         within("mcts.gumbel_scale", scale, scale >= 0.0, "0 or more");
         let sigma = m.gumbel_value_scale as f64;
-        // Bounded so that σ stays finite (mctx's 0.1; the paper's 1.0).
-        let sane = sigma > 0.0 && sigma <= 100.0;
+        let sane = gumbel::valid_value_scale(sigma);
         within(
             "mcts.gumbel_value_scale",
             sigma,

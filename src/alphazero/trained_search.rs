@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
+use crate::search::gumbel;
 use crate::search::mcts::{PlaySearch, SearchKind};
 
 /// The search of the run that made the network at `weights`: `mcts.search` and
@@ -51,9 +52,8 @@ pub fn trained_search(weights: &Path) -> Result<PlaySearch> {
     };
     let mut search = PlaySearch::new(kind);
     if let Some(scale) = mcts.and_then(|m| m.get("gumbel_value_scale")) {
-        // The bounds a run's settings are checked against (RunConfig::problems).
         match scale.as_f64() {
-            Some(s) if s > 0.0 && s <= 100.0 => search.gumbel_value_scale = s as f32,
+            Some(s) if gumbel::valid_value_scale(s) => search.gumbel_value_scale = s as f32,
             _ => bail!(
                 "{}: mcts.gumbel_value_scale is {scale}, not a number above 0 and at most 100; {}",
                 run.display(),

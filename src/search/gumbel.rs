@@ -37,6 +37,13 @@ const C_VISIT: f32 = 50.0;
 /// chess, with values normalised over the whole tree rather than over one node's children).
 pub const DEFAULT_VALUE_SCALE: f32 = 0.1;
 
+/// Whether `scale` is a value scale σ can use: above 0 and at most 100, so that σ stays finite
+/// (mctx's 0.1; the paper's 1.0). A run's settings and the `run.json` a player reads are both
+/// checked against it.
+pub fn valid_value_scale(scale: f64) -> bool {
+    scale > 0.0 && scale <= 100.0
+}
+
 /// A floor under priors, so that a logit is finite.
 const MIN_PRIOR: f32 = 1e-12;
 
