@@ -136,6 +136,17 @@ pub struct Engine<G: Game> {
     _model: Option<Arc<SharedModel>>,
 }
 
+impl<G: Game> Engine<G> {
+    /// A player that needs no shared network (a solver, minimax, random...).
+    fn standalone(agent: Box<dyn Agent<G>>) -> Engine<G> {
+        Engine {
+            agent,
+            search: None,
+            _model: None,
+        }
+    }
+}
+
 /// A network owned by its inference thread.
 pub struct SharedModel {
     server: InferenceServer,
@@ -198,11 +209,7 @@ impl Engines {
             PlayerSpec::Solver => {
                 let pooled = PooledSolver::new(self.solvers.clone(), self.solver_seconds);
                 match G::pooled_solver(pooled) {
-                    Some(agent) => Engine {
-                        agent,
-                        search: None,
-                        _model: None,
-                    },
+                    Some(agent) => Engine::standalone(agent),
                     None => plain::<G>(spec)?,
                 }
             }
@@ -309,13 +316,10 @@ impl Engines {
 
 /// A player of its own for one game, built as the command line builds it.
 fn plain<G: WebGame>(spec: &PlayerSpec) -> Result<Engine<G>, ApiError> {
-    Ok(Engine {
-        agent: spec
-            .build::<G>(&BuildContext::default())
-            .map_err(|e| ApiError::bad(format!("{e:#}")))?,
-        search: None,
-        _model: None,
-    })
+    let agent = spec
+        .build::<G>(&BuildContext::default())
+        .map_err(|e| ApiError::bad(format!("{e:#}")))?;
+    Ok(Engine::standalone(agent))
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
