@@ -872,3 +872,28 @@ fn a_network_plays_the_search_its_run_trained_with_unless_asked_otherwise() {
     };
     assert_eq!(played("puct"), ("puct".into(), serde_json::Value::Null));
 }
+
+#[test]
+fn the_long_preset_sets_up_the_cpu_run_with_four_root_moves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let models = tmp.path().join("models").to_string_lossy().into_owned();
+    let data = tmp.path().join("data").to_string_lossy().into_owned();
+    let (code, _, err) = zero(&[
+        "cycle",
+        "--preset",
+        "long",
+        "--iterations",
+        "0",
+        "--models",
+        &models,
+        "--data",
+        &data,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("preset 'long'"), "{err}");
+    let saved = std::fs::read_to_string(tmp.path().join("models/connect4/run.json")).unwrap();
+    let cfg: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(cfg["preset"], "long");
+    assert_eq!(cfg["mcts"]["search"], "gumbel");
+    assert_eq!(cfg["mcts"]["gumbel_considered"], 4);
+}

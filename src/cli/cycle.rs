@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 
 use super::describe_stage;
 use super::run_args::{BenchmarkPlayer, RunArgs};
+use crate::alphazero::config::default_iterations;
 use crate::alphazero::cycle::run_cycle;
 use crate::alphazero::metrics::StageRecord;
 use crate::alphazero::stages::ensure_best;
@@ -16,9 +17,10 @@ use crate::players::Playable;
 pub struct Args {
     #[command(flatten)]
     run: RunArgs,
-    /// Iterations to complete in all (a rerun continues from where the last one stopped).
-    #[arg(long, default_value_t = 15)]
-    iterations: u32,
+    /// Iterations to complete in all (a rerun continues from where the last one stopped); the
+    /// run's preset's when not given: 55 for `long`, 15 for the others.
+    #[arg(long)]
+    iterations: Option<u32>,
     /// Run the cycle on the Ray cluster at this address (HOST:PORT, or `auto`) through
     /// `scripts/zero-ray`, which takes the same options; the files stay in --models/--data.
     #[arg(long, value_name = "ADDRESS")]
@@ -66,6 +68,10 @@ fn exec_driver(address: &str) -> Result<()> {
 
 fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let (paths, cfg, _lock) = args.run.open()?;
+    // The saved run's preset when resuming, so that a bare rerun finishes a `long` run.
+    let iterations = args
+        .iterations
+        .unwrap_or_else(|| default_iterations(&cfg.preset));
     let json = args.run.json;
     if !json {
         eprintln!(
@@ -77,7 +83,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
             cfg.precision,
             cfg.games,
             cfg.sims,
-            args.iterations,
+            iterations,
             paths.models.display(),
             paths.data.display()
         );
@@ -96,7 +102,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     };
     let benchmark = args.run.benchmark_player::<G>(&cfg, &paths)?;
     let benchmark = benchmark.as_ref().map(BenchmarkPlayer::as_arg);
-    let state = run_cycle::<G>(&cfg, &paths, args.iterations, benchmark, !json, &mut report)?;
+    let state = run_cycle::<G>(&cfg, &paths, iterations, benchmark, !json, &mut report)?;
     if !json {
         let models = if args.run.models == std::path::Path::new("models") {
             String::new()

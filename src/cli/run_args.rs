@@ -17,7 +17,8 @@ use crate::search::mcts::SearchKind;
 pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
     pub game: GameKind,
-    /// Settings preset: default (follows the device), cpu, gpu, tiny, material.
+    /// Settings preset: default (follows the device), cpu, gpu, long (cpu, 55 iterations), tiny,
+    /// material.
     #[arg(long)]
     pub preset: Option<String>,
     /// Seed of every random choice of the run.
