@@ -188,16 +188,14 @@ impl Default for GradeConfig {
 pub const PRESETS: &str =
     "default (follows the device), cpu, gpu, long (cpu, for 55 iterations), tiny (for tests), material";
 
-/// The iterations `zero cycle` runs in all when none are given: the run's preset's.
+/// The iterations `zero cycle` runs in all when none are given: the run's preset's (55 for
+/// `long`: about an hour on two cores; 15 for the others). scripts/zero-ray repeats the rule.
 pub fn default_iterations(preset: &str) -> u32 {
     match preset {
-        "long" => LONG_ITERATIONS,
+        "long" => 55,
         _ => 15,
     }
 }
-
-/// The `long` preset's iterations: about an hour on two cores.
-pub const LONG_ITERATIONS: u32 = 55;
 
 impl RunConfig {
     /// The preset `name` for `game` on a machine with or without CUDA.
@@ -369,10 +367,10 @@ impl RunConfig {
             ("long", g) => {
                 // The cpu preset for a run of 55 iterations, with Gumbel's sequential halving
                 // over 4 of the root's moves instead of all 7: behind the default early (1-3
-                // points on the evaluation set at iterations 5 and 10), level at 15, and at
-                // 55 its `best` won all 20 first-player games against the solver on seeds 1-5
-                // where the default's won a median 16, with self-play 8-11% cheaper
-                // (docs/ablations.md).
+                // points on the evaluation set at iterations 5 and 10), level at 15; at 55,
+                // over three runs, level on the solver (medians 20, 17, 15 of 20 against the
+                // default's 16) and lower on L2_R2 (2.2-2.6% against 3.0), with self-play
+                // 5-11% cheaper (docs/ablations.md).
                 let mut long = Self::preset_for_search("cpu", g, cuda, search)?;
                 long.preset = name.to_string();
                 if g == GameKind::Connect4 && long.mcts.search == SearchKind::Gumbel {
