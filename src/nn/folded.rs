@@ -144,7 +144,7 @@ impl InferenceNet {
     /// `net` folded, on its device and in its precision.
     pub fn new(net: &Net) -> Result<InferenceNet> {
         let _guard = tch::no_grad_guard();
-        let trunk = net.trunk_compute();
+        let trunk = net.inference_trunk_compute();
         let heads = Compute {
             kind: Kind::Float,
             ..trunk

@@ -510,15 +510,26 @@ impl Net {
         self.vs.device()
     }
 
-    /// How the trunk's convolutions compute: in the precision's kind; channels last on a CPU,
-    /// in either precision (see [`channels_last`]; in bfloat16 on a 2-core Xeon with AMX, a
-    /// training step of 256 positions took a median 64 ms instead of 78, and 1,600 self-play
-    /// games 13.2 s instead of 19.96, docs/ablations.md). CUDA keeps libtorch's default
-    /// layout, the one it was measured with.
+    /// How the trunk's convolutions compute in training: in the precision's kind; channels
+    /// last on a CPU, in either precision (see [`channels_last`]; in bfloat16 a training step of
+    /// 256 positions took a median 64 ms instead of 78 on a 2-core Xeon with AMX, 55 instead of
+    /// 62 on an AMD Zen 4, docs/ablations.md). CUDA keeps libtorch's default layout, the one it
+    /// was measured with.
     pub(super) fn trunk_compute(&self) -> Compute {
         Compute {
             kind: self.precision.trunk_kind(),
             channels_last: self.device() == Device::Cpu,
+        }
+    }
+
+    /// How the trunk's convolutions compute for a network answering without autograd (the
+    /// folded [`super::InferenceNet`]): as in training, but in bfloat16 channels last only
+    /// where the processor measured faster so ([`Precision::inference_channels_last_on_cpu`]).
+    pub(super) fn inference_trunk_compute(&self) -> Compute {
+        Compute {
+            kind: self.precision.trunk_kind(),
+            channels_last: self.device() == Device::Cpu
+                && self.precision.inference_channels_last_on_cpu(),
         }
     }
 
