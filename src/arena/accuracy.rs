@@ -1,6 +1,11 @@
 //! Grading a Connect Four player the standard way: on positions labelled by the solver (Pascal
 //! Pons' test files, `POSITION SCORE` a line), the share of moves that are mistakes, a mistake
 //! being a move whose win/draw/loss value is worse than the position's.
+//!
+//! The chosen moves' values come from the solver's book and cache where they are known (a
+//! directory such as `data/connect4`, shared with the `solver` player), and what a search finds
+//! is added to the cache: grading another network on the same set mostly chooses moves already
+//! solved, and Begin-Hard's positions take about a second and a half each to solve.
 
 use std::path::Path;
 use std::time::Instant;
@@ -12,7 +17,8 @@ use crate::agent::Agent;
 use crate::core::progress;
 use crate::core::rng::mix64;
 use crate::games::{Connect4, Game, Outcome};
-use crate::solvers::connect4::{read_labelled_positions, Position, Solver, DEFAULT_TABLE_ENTRIES};
+use crate::solvers::connect4::{read_labelled_positions, Position, DEFAULT_TABLE_ENTRIES};
+use crate::solvers::connect4_book::{Oracle, Source};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct AccuracyResult {
@@ -20,26 +26,34 @@ pub struct AccuracyResult {
     pub positions: u64,
     pub mistakes: u64,
     pub mistake_rate: f64,
+    /// Chosen moves whose value needed a search (the others came from the book or the cache).
+    pub searched: u64,
     pub seconds: f64,
 }
 
-/// The win/draw/loss value (1, 0, -1) of playing `col` in `pos`, for the player who plays it.
-fn move_value(solver: &mut Solver, pos: &Connect4, col: u8) -> i32 {
+/// The win/draw/loss value (1, 0, -1) of playing `col` in `pos`, for the player who plays it,
+/// and whether it took a search.
+fn move_value(oracle: &mut Oracle, pos: &Connect4, col: u8) -> Result<(i32, bool)> {
     let mut child = *pos;
     child.play(col);
-    match child.outcome() {
-        Some(Outcome::Draw) => 0,
-        Some(Outcome::Win(_)) => 1,
-        None => -solver.solve_weak(&Position::from_game(&child)),
-    }
+    Ok(match child.outcome() {
+        Some(Outcome::Draw) => (0, false),
+        Some(Outcome::Win(_)) => (1, false),
+        None => {
+            let (value, source) = oracle.solve_weak(&Position::from_game(&child))?;
+            (-value, source == Source::Search)
+        }
+    })
 }
 
-/// Grades `agent` on the positions of `file` (the first `limit` if given).
+/// Grades `agent` on the positions of `file` (the first `limit` if given), with the book and
+/// cache of `solver_dir` if given (its cache file is created if missing).
 pub fn accuracy(
     agent: &mut dyn Agent<Connect4>,
     file: &Path,
     limit: Option<usize>,
     seed: u64,
+    solver_dir: Option<&Path>,
     progress: bool,
 ) -> Result<AccuracyResult> {
     let started = Instant::now();
@@ -47,18 +61,18 @@ pub fn accuracy(
     if let Some(l) = limit {
         positions.truncate(l);
     }
-    let mut solver = Solver::new(DEFAULT_TABLE_ENTRIES);
+    let mut oracle = Oracle::new(DEFAULT_TABLE_ENTRIES, solver_dir)?;
     let task = progress::task(positions.len() as u64, "positions", progress);
-    let mut mistakes = 0;
+    let (mut mistakes, mut searched) = (0, 0);
     for (i, (_, pos, score)) in positions.iter().enumerate() {
         agent.new_game(mix64(seed ^ i as u64));
         let col = agent.choose(pos)?;
         if !pos.is_legal(col) {
             bail!("the player chose an illegal move in {}", file.display());
         }
-        if move_value(&mut solver, pos, col) < score.signum() {
-            mistakes += 1;
-        }
+        let (value, search) = move_value(&mut oracle, pos, col)?;
+        mistakes += u64::from(value < score.signum());
+        searched += u64::from(search);
         task.inc(1);
     }
     drop(task);
@@ -68,6 +82,42 @@ pub fn accuracy(
         positions: n,
         mistakes,
         mistake_rate: mistakes as f64 / n.max(1) as f64,
+        searched,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Move;
+
+    /// The leftmost legal column: right on some positions, a mistake on others.
+    struct Leftmost;
+    impl Agent<Connect4> for Leftmost {
+        fn choose(&mut self, pos: &Connect4) -> Result<Move> {
+            let legal = pos.legal_moves();
+            legal
+                .first()
+                .copied()
+                .ok_or_else(|| anyhow::anyhow!("game over"))
+        }
+    }
+
+    #[test]
+    fn a_second_grading_answers_from_the_cache_with_the_same_figures() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/connect4/Test_L2_R1");
+        let dir = tempfile::tempdir().unwrap();
+        let grade = |dir: Option<&Path>| accuracy(&mut Leftmost, &file, Some(40), 0, dir, false);
+        let plain = grade(None).unwrap();
+        let first = grade(Some(dir.path())).unwrap();
+        let second = grade(Some(dir.path())).unwrap();
+        assert!(plain.mistakes > 0 && plain.mistakes < 40, "{plain:?}");
+        assert_eq!(
+            (first.mistakes, second.mistakes),
+            (plain.mistakes, plain.mistakes)
+        );
+        assert!(first.searched > 0, "{first:?}");
+        assert_eq!(second.searched, 0, "{second:?}");
+    }
 }

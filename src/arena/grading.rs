@@ -504,7 +504,7 @@ mod tests {
         for col in 0..7 {
             let make = move || Ok(Box::new(Column(col)) as Box<dyn Agent<Connect4>>);
             let graded = grade::<Connect4>(&make, &subset, 2, 0, false).unwrap();
-            let acc = accuracy(&mut Column(col), &file, None, 0, false).unwrap();
+            let acc = accuracy(&mut Column(col), &file, None, 0, None, false).unwrap();
             assert_eq!(
                 (graded.positions, graded.mistakes),
                 (acc.positions, acc.mistakes)

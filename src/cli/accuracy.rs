@@ -57,21 +57,32 @@ pub fn run(args: Args) -> Result<()> {
             println!("{line}");
         }
         println!(
-            "{:<40} {:>9} {:>9} {:>13} {:>9}",
-            "file", "positions", "mistakes", "mistake rate", "seconds"
+            "{:<40} {:>9} {:>9} {:>13} {:>9} {:>9}",
+            "file", "positions", "mistakes", "mistake rate", "searched", "seconds"
         );
     }
+    // The solver's book and cache, where they live (`data/connect4` in a clone): answers
+    // found once are not searched again by the next grading.
+    let solver_dir = Some(ctx.solver_dir.as_path()).filter(|d| d.is_dir());
     for file in &args.files {
-        let r = accuracy(agent.as_mut(), file, args.limit, args.seed, !args.json)?;
+        let r = accuracy(
+            agent.as_mut(),
+            file,
+            args.limit,
+            args.seed,
+            solver_dir,
+            !args.json,
+        )?;
         if args.json {
             super::print_json(&Graded { result: &r, search })?;
         } else {
             println!(
-                "{:<40} {:>9} {:>9} {:>12.2}% {:>9.1}",
+                "{:<40} {:>9} {:>9} {:>12.2}% {:>9} {:>9.1}",
                 r.file,
                 r.positions,
                 r.mistakes,
                 100.0 * r.mistake_rate,
+                r.searched,
                 r.seconds
             );
         }

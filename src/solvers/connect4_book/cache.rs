@@ -1,4 +1,4 @@
-//! The cache of solved positions: every score (or lower bound) the solver found, appended to
+//! The cache of solved positions: every score (or bound on one) the solver found, appended to
 //! `cache.bin` so that it persists between runs.
 //!
 //! The file starts with the stream header of [`Format`] (kind `c4-cache`), then fixed records
@@ -132,6 +132,12 @@ impl Cache {
             _ => None,
         }
     }
+    /// The known bounds on the score (lower, upper), if anything is known.
+    pub fn bounds(&self, canonical_key: u64) -> Option<(i32, i32)> {
+        self.map
+            .get(&canonical_key)
+            .map(|&(lower, upper)| (lower as i32, upper as i32))
+    }
     /// Records the exact score.
     pub fn insert(&mut self, canonical_key: u64, score: i32) -> Result<()> {
         self.record(canonical_key, score as i8, score as i8)
@@ -139,6 +145,10 @@ impl Cache {
     /// Records that the score is at least `lower`.
     pub fn insert_lower_bound(&mut self, canonical_key: u64, lower: i32) -> Result<()> {
         self.record(canonical_key, lower as i8, UNKNOWN_HIGH)
+    }
+    /// Records that the score is at most `upper`.
+    pub fn insert_upper_bound(&mut self, canonical_key: u64, upper: i32) -> Result<()> {
+        self.record(canonical_key, UNKNOWN_LOW, upper as i8)
     }
     fn record(&mut self, canonical_key: u64, lower: i8, upper: i8) -> Result<()> {
         let e = self

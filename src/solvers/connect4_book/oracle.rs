@@ -93,6 +93,31 @@ impl Oracle {
         self.remember(p, s)?;
         Ok((s, Source::Search))
     }
+    /// -1, 0 or 1: whether the side to move in a position that is not over loses, draws or
+    /// wins. A weak solve, much faster than an exact score where the game is long; what it
+    /// finds is cached as a bound on the exact score (at least 1, at most -1, or exactly 0),
+    /// which exact scores found later tighten.
+    pub fn solve_weak(&mut self, p: &Position) -> Result<(i32, Source)> {
+        if let Some((s, source)) = self.known(p) {
+            return Ok((s.signum(), source));
+        }
+        let key = p.canonical_key().0;
+        match self.cache.as_ref().and_then(|c| c.bounds(key)) {
+            Some((lower, _)) if lower > 0 => return Ok((1, Source::Cache)),
+            Some((_, upper)) if upper < 0 => return Ok((-1, Source::Cache)),
+            _ => {}
+        }
+        let value = self.solver.solve_weak(p).signum();
+        self.check_time()?;
+        if let Some(c) = &mut self.cache {
+            match value {
+                1 => c.insert_lower_bound(key, 1)?,
+                -1 => c.insert_upper_bound(key, -1)?,
+                _ => c.insert(key, 0)?,
+            }
+        }
+        Ok((value, Source::Search))
+    }
     /// The score of a position that is not over if it is below `hi`, else some value >= `hi`.
     fn solve_below(&mut self, p: &Position, hi: i32) -> Result<i32> {
         if let Some((s, _)) = self.known(p) {
@@ -174,6 +199,7 @@ impl Oracle {
 mod tests {
     use super::*;
     use crate::games::{Connect4, Game};
+    use crate::solvers::connect4::Solver;
 
     #[test]
     fn a_search_past_its_deadline_fails_and_leaves_nothing_wrong_behind() {
@@ -234,5 +260,54 @@ mod tests {
         );
         // Without the files nothing is read.
         assert!(Oracle::new(1 << 16, None).is_ok());
+    }
+
+    #[test]
+    fn weak_values_are_cached_as_bounds_and_answered_from_the_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        // Endgames of Pons' Test_L3_R1, and their children: wins, draws and losses.
+        let text = include_str!("../../../tests/data/connect4/Test_L3_R1");
+        let positions: Vec<Position> = text
+            .lines()
+            .take(12)
+            .flat_map(|line| {
+                let moves = line.split_whitespace().next().unwrap_or("");
+                let mut p = Position::from_game(&Connect4::new());
+                for c in moves.bytes() {
+                    p.play_col((c - b'1') as usize);
+                }
+                let children = (0..WIDTH)
+                    .filter(move |&c| p.can_play(c) && !p.is_winning_move(c))
+                    .map(move |c| {
+                        let mut child = p;
+                        child.play_col(c);
+                        child
+                    });
+                std::iter::once(p).chain(children)
+            })
+            .collect();
+        let mut plain = Solver::new(1 << 16);
+        let truth: Vec<i32> = positions.iter().map(|p| plain.solve_weak(p)).collect();
+        for v in [-1, 0, 1] {
+            assert!(
+                truth.contains(&v),
+                "the sample has no position of value {v}"
+            );
+        }
+        let mut oracle = Oracle::new(1 << 16, Some(dir)).unwrap();
+        for (p, &v) in positions.iter().zip(&truth) {
+            assert_eq!(oracle.solve_weak(p).unwrap().0, v);
+        }
+        // A new oracle on the same directory answers every one from the cache, and an exact
+        // score found later agrees with the bound and replaces it.
+        let mut again = Oracle::new(1 << 16, Some(dir)).unwrap();
+        for (p, &v) in positions.iter().zip(&truth) {
+            assert_eq!(again.solve_weak(p).unwrap(), (v, Source::Cache));
+        }
+        let exact = again.solve(&positions[0]).unwrap().0;
+        assert_eq!(exact.signum(), truth[0]);
+        let mut third = Oracle::new(1 << 16, Some(dir)).unwrap();
+        assert_eq!(third.solve(&positions[0]).unwrap(), (exact, Source::Cache));
     }
 }
