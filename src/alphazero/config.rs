@@ -368,9 +368,10 @@ impl RunConfig {
                 // The cpu preset for a run of 55 iterations, with Gumbel's sequential halving
                 // over 4 of the root's moves instead of all 7: behind the default early (1-3
                 // points on the evaluation set at iterations 5 and 10), level at 15; at 55,
-                // over three runs, level on the solver (medians 20, 17, 15 of 20 against the
-                // default's 16) and lower on L2_R2 (2.2-2.6% against 3.0), with self-play
-                // 5-11% cheaper (docs/ablations.md).
+                // over three runs on the Xeon, level on the solver (medians 20, 17, 15 of 20
+                // against the default's 16) and lower on L2_R2 (2.2-2.6% against 3.0), with
+                // self-play 5-11% cheaper; a fourth, on an AMD Zen 4, took 45.6 min: no mistake
+                // on the easy sets, solver median 20, L2_R2 2.7% (docs/ablations.md).
                 let mut long = Self::preset_for_search("cpu", g, cuda, search)?;
                 long.preset = name.to_string();
                 if g == GameKind::Connect4 && long.mcts.search == SearchKind::Gumbel {
