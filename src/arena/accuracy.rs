@@ -17,7 +17,7 @@ use crate::agent::Agent;
 use crate::core::progress;
 use crate::core::rng::mix64;
 use crate::games::{Connect4, Game, Outcome};
-use crate::solvers::connect4::{read_labelled_positions, Position, DEFAULT_TABLE_ENTRIES};
+use crate::solvers::connect4::{read_labelled_positions, Position};
 use crate::solvers::connect4_book::{Oracle, Source};
 
 #[derive(Clone, Debug, Serialize)]
@@ -46,14 +46,14 @@ fn move_value(oracle: &mut Oracle, pos: &Connect4, col: u8) -> Result<(i32, bool
     })
 }
 
-/// Grades `agent` on the positions of `file` (the first `limit` if given), with the book and
-/// cache of `solver_dir` if given (its cache file is created if missing).
+/// Grades `agent` on the positions of `file` (the first `limit` if given), the chosen moves'
+/// values from `oracle` (one for every file graded, so the book and cache are read once).
 pub fn accuracy(
     agent: &mut dyn Agent<Connect4>,
     file: &Path,
     limit: Option<usize>,
     seed: u64,
-    solver_dir: Option<&Path>,
+    oracle: &mut Oracle,
     progress: bool,
 ) -> Result<AccuracyResult> {
     let started = Instant::now();
@@ -61,7 +61,6 @@ pub fn accuracy(
     if let Some(l) = limit {
         positions.truncate(l);
     }
-    let mut oracle = Oracle::new(DEFAULT_TABLE_ENTRIES, solver_dir)?;
     let task = progress::task(positions.len() as u64, "positions", progress);
     let (mut mistakes, mut searched) = (0, 0);
     for (i, (_, pos, score)) in positions.iter().enumerate() {
@@ -70,7 +69,7 @@ pub fn accuracy(
         if !pos.is_legal(col) {
             bail!("the player chose an illegal move in {}", file.display());
         }
-        let (value, search) = move_value(&mut oracle, pos, col)?;
+        let (value, search) = move_value(oracle, pos, col)?;
         mistakes += u64::from(value < score.signum());
         searched += u64::from(search);
         task.inc(1);
@@ -91,6 +90,7 @@ pub fn accuracy(
 mod tests {
     use super::*;
     use crate::games::Move;
+    use crate::solvers::connect4::DEFAULT_TABLE_ENTRIES;
 
     /// The leftmost legal column: right on some positions, a mistake on others.
     struct Leftmost;
@@ -108,7 +108,10 @@ mod tests {
     fn a_second_grading_answers_from_the_cache_with_the_same_figures() {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/connect4/Test_L2_R1");
         let dir = tempfile::tempdir().unwrap();
-        let grade = |dir: Option<&Path>| accuracy(&mut Leftmost, &file, Some(40), 0, dir, false);
+        let grade = |dir: Option<&Path>| {
+            let mut oracle = Oracle::new(DEFAULT_TABLE_ENTRIES, dir)?;
+            accuracy(&mut Leftmost, &file, Some(40), 0, &mut oracle, false)
+        };
         let plain = grade(None).unwrap();
         let first = grade(Some(dir.path())).unwrap();
         let second = grade(Some(dir.path())).unwrap();

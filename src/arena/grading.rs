@@ -390,6 +390,7 @@ mod tests {
     use crate::arena::connect4_evalset::connect4_key;
     use crate::games::Outcome;
     use crate::solvers::connect4::read_labelled_positions;
+    use crate::solvers::connect4_book::Oracle;
     use crate::solvers::exhaustive::SolverAgent;
 
     /// Plays column `self.0` where it can, else the first legal move.
@@ -504,7 +505,9 @@ mod tests {
         for col in 0..7 {
             let make = move || Ok(Box::new(Column(col)) as Box<dyn Agent<Connect4>>);
             let graded = grade::<Connect4>(&make, &subset, 2, 0, false).unwrap();
-            let acc = accuracy(&mut Column(col), &file, None, 0, None, false).unwrap();
+            let mut oracle =
+                Oracle::new(crate::solvers::connect4::DEFAULT_TABLE_ENTRIES, None).unwrap();
+            let acc = accuracy(&mut Column(col), &file, None, 0, &mut oracle, false).unwrap();
             assert_eq!(
                 (graded.positions, graded.mistakes),
                 (acc.positions, acc.mistakes)

@@ -9,6 +9,8 @@ use crate::arena::accuracy::{accuracy, AccuracyResult};
 use crate::games::{Connect4, Game, GameKind};
 use crate::players::PlayerSpec;
 use crate::search::mcts::SearchKind;
+use crate::solvers::connect4::DEFAULT_TABLE_ENTRIES;
+use crate::solvers::connect4_book::Oracle;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -51,6 +53,11 @@ pub fn run(args: Args) -> Result<()> {
         crate::solvers::connect4::read_labelled_positions(file)?;
     }
     let mut agent = args.player.build::<Connect4>(&ctx)?;
+    // The solver's book and cache, where they live (`data/connect4` in a clone): answers
+    // found once are not searched again by the next grading. Read before any output, so that
+    // a damaged cache stops the command before a table starts.
+    let solver_dir = Some(ctx.solver_dir.as_path()).filter(|d| d.is_dir());
+    let mut oracle = Oracle::new(DEFAULT_TABLE_ENTRIES, solver_dir)?;
     let search = args.player.network_search(&ctx)?.map(|s| s.kind);
     if !args.json {
         if let Some(line) = args.player.describe_play(&ctx)? {
@@ -61,16 +68,13 @@ pub fn run(args: Args) -> Result<()> {
             "file", "positions", "mistakes", "mistake rate", "searched", "seconds"
         );
     }
-    // The solver's book and cache, where they live (`data/connect4` in a clone): answers
-    // found once are not searched again by the next grading.
-    let solver_dir = Some(ctx.solver_dir.as_path()).filter(|d| d.is_dir());
     for file in &args.files {
         let r = accuracy(
             agent.as_mut(),
             file,
             args.limit,
             args.seed,
-            solver_dir,
+            &mut oracle,
             !args.json,
         )?;
         if args.json {

@@ -526,10 +526,11 @@ impl Net {
     /// folded [`super::InferenceNet`]): as in training, but in bfloat16 channels last only
     /// where the processor measured faster so ([`Precision::inference_channels_last_on_cpu`]).
     pub(super) fn inference_trunk_compute(&self) -> Compute {
+        let training = self.trunk_compute();
         Compute {
-            kind: self.precision.trunk_kind(),
-            channels_last: self.device() == Device::Cpu
+            channels_last: training.channels_last
                 && self.precision.inference_channels_last_on_cpu(),
+            ..training
         }
     }
 
