@@ -1056,14 +1056,16 @@ fn arch() -> impl Strategy<Value = Arch> {
             any::<usize>(),
             any::<usize>(),
             any::<usize>(),
+            any::<bool>(),
             any::<bool>()
         )
             .prop_map(
-                |(blocks, filters, value_channels, board_head)| Arch::Resnet {
+                |(blocks, filters, value_channels, board_head, wdl)| Arch::Resnet {
                     blocks,
                     filters,
                     value_channels,
                     board_head,
+                    wdl,
                 }
             ),
         any::<usize>().prop_map(|channels| Arch::AzgConv { channels }),

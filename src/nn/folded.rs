@@ -16,7 +16,9 @@ use anyhow::{anyhow, Result};
 use tch::{nn, Device, Kind, TchError, Tensor};
 
 use super::inference::Evaluator;
-use super::net::{channels_last, evaluate_batch, Bn, Body, Compute, Conv, ModelMeta, Net, Shape};
+use super::net::{
+    channels_last, evaluate_batch, value_from_head, Bn, Body, Compute, Conv, ModelMeta, Net, Shape,
+};
 
 /// A convolution with the batch norm after it folded in, in the kind and layout it computes.
 struct FoldedConv {
@@ -238,7 +240,7 @@ impl InferenceNet {
                 let policy = policy_fc.f_forward(&policy)?;
                 let value = value_conv.f_forward(&x)?.f_relu()?.f_flatten(1, -1)?;
                 let value = value_fc1.f_forward(&value)?.f_relu()?;
-                let value = value_fc2.f_forward(&value)?.f_tanh()?.f_view([-1])?;
+                let value = value_from_head(&value_fc2.f_forward(&value)?)?;
                 Ok((policy, value))
             }
             FoldedBody::AzgConv {
@@ -355,8 +357,16 @@ mod tests {
             filters: 16,
             value_channels: 2,
             board_head: true,
+            wdl: false,
         };
-        for arch in [arch, Arch::AzgConv { channels: 16 }] {
+        let wdl = Arch::Resnet {
+            blocks: 1,
+            filters: 16,
+            value_channels: 1,
+            board_head: false,
+            wdl: true,
+        };
+        for arch in [arch, wdl, Arch::AzgConv { channels: 16 }] {
             let net = trained_statistics(arch, 3);
             let (dp, dv) = differences(&net);
             assert!(dp < 1e-5 && dv < 1e-5, "{arch}: {dp} {dv}");

@@ -38,6 +38,13 @@ pub enum Arch {
         /// play never computes it. Absent from the descriptions of networks without it.
         #[serde(default, skip_serializing_if = "is_false")]
         board_head: bool,
+        /// The value head's last layer gives three logits, the mover's win, draw and loss
+        /// (Lc0's WDL head), trained by cross-entropy, instead of one number through tanh
+        /// trained by squared error; the value searches use is the expected result, win
+        /// minus loss. A sure draw and an even fight then differ to the network. Absent
+        /// from the descriptions of networks with the scalar head.
+        #[serde(default, skip_serializing_if = "is_false")]
+        wdl: bool,
     },
     /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
     /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
@@ -56,6 +63,41 @@ fn is_false(x: &bool) -> bool {
     !*x
 }
 
+/// A win/draw/loss value head's outputs: the mover's win, draw and loss logits, in that order.
+const WDL_OUTPUTS: i64 = 3;
+
+/// The outputs of the value head's last layer.
+fn value_outputs(wdl: bool) -> i64 {
+    if wdl {
+        WDL_OUTPUTS
+    } else {
+        1
+    }
+}
+
+/// The values `[n]`, in [-1, 1] from the mover's view, of the value head's last layer's
+/// output `[n, outputs]`: one number through tanh, or the expected result (win minus loss) of
+/// win/draw/loss logits. The layer's width says which, so a model file needs no flag for it.
+pub(super) fn value_from_head(out: &Tensor) -> Result<Tensor, TchError> {
+    if out.size().last() == Some(&WDL_OUTPUTS) {
+        let p = out.f_softmax(-1, Kind::Float)?;
+        p.f_select(1, 0)?.f_sub(&p.f_select(1, 2)?)
+    } else {
+        out.f_tanh()?.f_view([-1])
+    }
+}
+
+/// What a network's heads answer: policy logits `[n, actions]`, values `[n]`, the value head's
+/// win/draw/loss logits `[n, 3]` (a network with that head; training's target) and the
+/// final-board prediction `[n, h * w]` in [-1, 1] (when asked for and the network has that
+/// head).
+pub struct Heads {
+    pub policy: Tensor,
+    pub value: Tensor,
+    pub value_logits: Option<Tensor>,
+    pub board: Option<Tensor>,
+}
+
 impl Arch {
     /// A residual network with AlphaGo Zero's one-plane value head.
     pub const fn resnet(blocks: usize, filters: usize) -> Arch {
@@ -64,6 +106,7 @@ impl Arch {
             filters,
             value_channels: 1,
             board_head: false,
+            wdl: false,
         }
     }
 
@@ -103,6 +146,7 @@ impl Arch {
                 filters,
                 value_channels,
                 board_head,
+                wdl,
             } => {
                 let (b, f, v) = (n(blocks)?, n(filters)?, n(value_channels)?);
                 let block = sum(&[conv(f, f, 3), bn(f), conv(f, f, 3), bn(f)])?;
@@ -122,7 +166,7 @@ impl Arch {
                     conv(f, v, 1),
                     bn(v),
                     linear(cells.checked_mul(v)?, 64),
-                    linear(64, 1),
+                    linear(64, value_outputs(wdl)),
                 ])
             }
             Arch::AzgConv { channels } => {
@@ -157,10 +201,14 @@ impl std::fmt::Display for Arch {
                 filters,
                 value_channels,
                 board_head,
+                wdl,
             } => {
                 write!(f, "resnet {blocks}x{filters}")?;
                 if !is_one(value_channels) {
                     write!(f, ", value head {value_channels}")?;
+                }
+                if *wdl {
+                    write!(f, ", win/draw/loss value")?;
                 }
                 if *board_head {
                     write!(f, ", board head")?;
@@ -409,6 +457,7 @@ impl Net {
                 filters,
                 value_channels,
                 board_head,
+                wdl,
             } => {
                 if blocks == 0 || filters == 0 || value_channels == 0 {
                     bail!("a network needs at least one block, one filter and one value channel");
@@ -444,7 +493,12 @@ impl Net {
                         64,
                         Default::default(),
                     ),
-                    value_fc2: nn::linear(&p / "value_fc2", 64, 1, Default::default()),
+                    value_fc2: nn::linear(
+                        &p / "value_fc2",
+                        64,
+                        value_outputs(wdl),
+                        Default::default(),
+                    ),
                     // Made last, so that the other variables draw the same initial weights
                     // with the head as without it.
                     board: board_head
@@ -546,8 +600,8 @@ impl Net {
     /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`. A libtorch
     /// failure (a wrong shape, memory) is an error, not a panic.
     pub fn forward(&self, xs: &Tensor, train: bool) -> Result<(Tensor, Tensor), TchError> {
-        let (policy, value, _) = self.forward_heads(xs, train, false)?;
-        Ok((policy, value))
+        let heads = self.forward_heads(xs, train, false)?;
+        Ok((heads.policy, heads.value))
     }
 
     /// Whether the network has the final-board head (training targets it).
@@ -555,14 +609,10 @@ impl Net {
         matches!(&self.body, Body::Resnet { board: Some(_), .. })
     }
 
-    /// As [`Net::forward`], and the final-board head's prediction `[n, h * w]` in [-1, 1]
-    /// when `board` is asked for and the network has that head.
-    pub fn forward_heads(
-        &self,
-        xs: &Tensor,
-        train: bool,
-        board: bool,
-    ) -> Result<(Tensor, Tensor, Option<Tensor>), TchError> {
+    /// As [`Net::forward`], with the win/draw/loss logits of a network with that value head
+    /// and, when `board` is asked for and the network has that head, the final-board
+    /// prediction ([`Heads`]).
+    pub fn forward_heads(&self, xs: &Tensor, train: bool, board: bool) -> Result<Heads, TchError> {
         match &self.body {
             Body::Resnet {
                 conv,
@@ -604,7 +654,10 @@ impl Net {
                     .f_relu()?
                     .f_flatten(1, -1)?;
                 let value = f_linear(&value, value_fc1)?.f_relu()?;
-                let value = f_linear(&value, value_fc2)?.f_tanh()?.f_view([-1])?;
+                let value_out = f_linear(&value, value_fc2)?;
+                let value = value_from_head(&value_out)?;
+                let value_logits =
+                    (value_out.size().last() == Some(&WDL_OUTPUTS)).then_some(value_out);
                 let owners = match board_head.as_ref().filter(|_| board) {
                     Some((c, b)) => Some(
                         b.f_forward(&c.f_forward(&x, float)?, train)?
@@ -613,7 +666,12 @@ impl Net {
                     ),
                     None => None,
                 };
-                Ok((policy, value, owners))
+                Ok(Heads {
+                    policy,
+                    value,
+                    value_logits,
+                    board: owners,
+                })
             }
             Body::AzgConv {
                 convs,
@@ -634,7 +692,12 @@ impl Net {
                 let x = fc1_bn.f_forward(&x, train)?.f_relu()?;
                 let x = fc2_bn.f_forward(&f_linear(&x, fc2)?, train)?.f_relu()?;
                 let p = f_linear(&x, policy)?;
-                Ok((p, f_linear(&x, value)?.f_tanh()?.f_view([-1])?, None))
+                Ok(Heads {
+                    policy: p,
+                    value: f_linear(&x, value)?.f_tanh()?.f_view([-1])?,
+                    value_logits: None,
+                    board: None,
+                })
             }
         }
     }
@@ -1095,12 +1158,21 @@ mod tests {
                     filters: 6,
                     value_channels: 4,
                     board_head: false,
+                    wdl: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
                     filters: 3,
                     value_channels: 1,
                     board_head: true,
+                    wdl: false,
+                },
+                Arch::Resnet {
+                    blocks: 1,
+                    filters: 4,
+                    value_channels: 2,
+                    board_head: false,
+                    wdl: true,
                 },
                 Arch::AzgConv { channels: 4 },
             ] {
@@ -1132,6 +1204,42 @@ mod tests {
     }
 
     #[test]
+    fn a_win_draw_loss_head_values_a_position_at_its_expected_result() {
+        let arch: Arch =
+            serde_json::from_str(r#"{"kind":"resnet","blocks":1,"filters":8,"wdl":true}"#).unwrap();
+        assert!(matches!(arch, Arch::Resnet { wdl: true, .. }));
+        assert_eq!(arch.to_string(), "resnet 1x8, win/draw/loss value");
+        let json = serde_json::to_string(&arch).unwrap();
+        assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), arch);
+        let shape = Shape::of::<TicTacToe>();
+        let net = Net::new_seeded(GAME, arch, shape, Device::Cpu, 2).unwrap();
+        let xs = Tensor::rand([5, 3, 3, 3], (Kind::Float, Device::Cpu));
+        let heads = net.forward_heads(&xs, false, false).unwrap();
+        let p = heads.value_logits.unwrap().softmax(-1, Kind::Float);
+        let expected = p.select(1, 0) - p.select(1, 2);
+        let diff = (&heads.value - expected).abs().max().double_value(&[]);
+        assert!(diff < 1e-6, "{diff}");
+        // Saved and loaded: the head's width is in the weights.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wdl.safetensors");
+        net.save(&path).unwrap();
+        let back = load(&path).unwrap();
+        assert_eq!(back.meta.arch, arch);
+        assert_eq!(weights(&back), weights(&net));
+        // The scalar head has no logits.
+        let plain = net_with(Arch::resnet(1, 8));
+        assert!(plain
+            .forward_heads(&xs, false, false)
+            .unwrap()
+            .value_logits
+            .is_none());
+    }
+
+    fn net_with(arch: Arch) -> Net {
+        Net::new_seeded(GAME, arch, Shape::of::<TicTacToe>(), Device::Cpu, 1).unwrap()
+    }
+
+    #[test]
     fn a_wider_value_head_is_described_only_where_it_is_not_the_default() {
         // A description without `value_channels` (every model before the setting) is the
         // one-plane head, and the one-plane head is still described that way.
@@ -1148,6 +1256,7 @@ mod tests {
             filters: 8,
             value_channels: 4,
             board_head: false,
+            wdl: false,
         };
         let json = serde_json::to_string(&wide).unwrap();
         assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), wide);
@@ -1166,6 +1275,7 @@ mod tests {
             filters: 8,
             value_channels: 0,
             board_head: false,
+            wdl: false,
         };
         let e = Net::new(GAME, zero, shape, Device::Cpu).err().unwrap();
         assert!(e.to_string().contains("one value channel"), "{e}");
@@ -1179,6 +1289,7 @@ mod tests {
             filters: 8,
             value_channels: 1,
             board_head: true,
+            wdl: false,
         };
         assert_eq!(with.to_string(), "resnet 1x8, board head");
         let json = serde_json::to_string(&with).unwrap();
@@ -1200,12 +1311,19 @@ mod tests {
         assert!(p1.equal(&p2) && v1.equal(&v2));
 
         // The head: one number a cell in [-1, 1]; asked of a network without it, none.
-        let (_, _, board) = head.forward_heads(&xs, false, true).unwrap();
-        let board = board.unwrap();
+        let board = head.forward_heads(&xs, false, true).unwrap().board.unwrap();
         assert_eq!(board.size(), [5, 9]);
         assert!(board.abs().max().double_value(&[]) <= 1.0);
-        assert!(plain.forward_heads(&xs, false, true).unwrap().2.is_none());
-        assert!(head.forward_heads(&xs, false, false).unwrap().2.is_none());
+        assert!(plain
+            .forward_heads(&xs, false, true)
+            .unwrap()
+            .board
+            .is_none());
+        assert!(head
+            .forward_heads(&xs, false, false)
+            .unwrap()
+            .board
+            .is_none());
 
         // Saved and loaded with its head.
         let dir = tempfile::tempdir().unwrap();
