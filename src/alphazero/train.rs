@@ -836,6 +836,18 @@ mod tests {
             .double_value(&[])
     }
 
+    /// A 1x16 residual network with or without the final-board head and the win/draw/loss
+    /// value head.
+    fn resnet_1x16(board_head: bool, wdl: bool) -> crate::nn::Arch {
+        crate::nn::Arch::Resnet {
+            blocks: 1,
+            filters: 16,
+            value_channels: 1,
+            board_head,
+            wdl,
+        }
+    }
+
     #[test]
     fn training_teaches_the_final_board_head() {
         use crate::alphazero::config::RunConfig;
@@ -843,13 +855,7 @@ mod tests {
         use crate::nn::{Arch, Shape};
         let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
         cfg.train_steps = 150;
-        cfg.arch = Arch::Resnet {
-            blocks: 1,
-            filters: 16,
-            value_channels: 1,
-            board_head: true,
-            wdl: false,
-        };
+        cfg.arch = resnet_1x16(true, false);
         let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, true);
         let shape = Shape::of::<TicTacToe>();
         let new = |arch| Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
@@ -899,13 +905,7 @@ mod tests {
         use crate::nn::{Arch, Shape};
         let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
         cfg.train_steps = 60;
-        let arch = Arch::Resnet {
-            blocks: 1,
-            filters: 16,
-            value_channels: 1,
-            board_head: false,
-            wdl: true,
-        };
+        let arch = resnet_1x16(false, true);
         let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
         let shape = Shape::of::<TicTacToe>();
         let mut net = Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();

@@ -79,12 +79,17 @@ fn value_outputs(wdl: bool) -> i64 {
 /// output `[n, outputs]`: one number through tanh, or the expected result (win minus loss) of
 /// win/draw/loss logits. The layer's width says which, so a model file needs no flag for it.
 pub(super) fn value_from_head(out: &Tensor) -> Result<Tensor, TchError> {
-    if out.size().last() == Some(&WDL_OUTPUTS) {
+    if is_wdl_output(out) {
         let p = out.f_softmax(-1, Kind::Float)?;
         p.f_select(1, 0)?.f_sub(&p.f_select(1, 2)?)
     } else {
         out.f_tanh()?.f_view([-1])
     }
+}
+
+/// Whether the value head's last layer's output `[n, outputs]` is win/draw/loss logits.
+fn is_wdl_output(out: &Tensor) -> bool {
+    out.size().last() == Some(&WDL_OUTPUTS)
 }
 
 /// What a network's heads answer: policy logits `[n, actions]`, values `[n]`, the value head's
@@ -656,8 +661,7 @@ impl Net {
                 let value = f_linear(&value, value_fc1)?.f_relu()?;
                 let value_out = f_linear(&value, value_fc2)?;
                 let value = value_from_head(&value_out)?;
-                let value_logits =
-                    (value_out.size().last() == Some(&WDL_OUTPUTS)).then_some(value_out);
+                let value_logits = is_wdl_output(&value_out).then_some(value_out);
                 let owners = match board_head.as_ref().filter(|_| board) {
                     Some((c, b)) => Some(
                         b.f_forward(&c.f_forward(&x, float)?, train)?
