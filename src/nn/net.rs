@@ -126,6 +126,11 @@ impl Arch {
         )
     }
 
+    /// Whether the value head answers win/draw/loss logits instead of one number.
+    pub fn has_wdl_head(&self) -> bool {
+        matches!(self, Arch::Resnet { wdl: true, .. })
+    }
+
     /// How many numbers a network of this shape holds for a game of `shape`: every variable
     /// of its store, batch norm's running statistics included (the tensors of its file).
     /// `None` when that does not fit in an `i64`, libtorch's sizes. It mirrors [`Net::new`],
@@ -1211,7 +1216,7 @@ mod tests {
     fn a_win_draw_loss_head_values_a_position_at_its_expected_result() {
         let arch: Arch =
             serde_json::from_str(r#"{"kind":"resnet","blocks":1,"filters":8,"wdl":true}"#).unwrap();
-        assert!(matches!(arch, Arch::Resnet { wdl: true, .. }));
+        assert!(arch.has_wdl_head());
         assert_eq!(arch.to_string(), "resnet 1x8, win/draw/loss value");
         let json = serde_json::to_string(&arch).unwrap();
         assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), arch);
