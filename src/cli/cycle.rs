@@ -75,7 +75,7 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
     let json = args.run.json;
     if !json {
         eprintln!(
-            "zero cycle: {} with preset '{}' ({} in {}, {} games x {} sims per iteration), {} \
+            "zero cycle: {} with preset '{}' ({}; {}; {} games x {} sims per iteration), {} \
              iterations; files in {} and {}",
             G::NAME,
             cfg.preset,
