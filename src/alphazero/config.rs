@@ -300,9 +300,9 @@ impl RunConfig {
             ("cpu", GameKind::Connect4) => {
                 // A win/draw/loss value head (Lc0's): a sure draw and an even fight both
                 // average 0, and a scalar head cannot tell them apart. At 15 iterations it
-                // erred less on Begin-Hard's held-out positions 201-400 in four runs of four
-                // (8.6% against 10.8 on average) and on L2_R2 in three, at no cost an
-                // iteration; the long preset with it was level (docs/ablations.md).
+                // erred less on Begin-Hard's held-out positions 201-400 on average (9.3%
+                // over five runs against 10.8 over four) and on L2_R2 (3.7 against 4.0), at
+                // no cost an iteration; the long preset with it was level (docs/ablations.md).
                 c.arch = Arch::Resnet {
                     blocks: 4,
                     filters: 48,
