@@ -303,13 +303,7 @@ impl RunConfig {
                 // erred less on Begin-Hard's held-out positions 201-400 on average (9.3%
                 // over five runs against 10.8 over four) and on L2_R2 (3.7 against 4.0), at
                 // no cost an iteration; the long preset with it was level (docs/ablations.md).
-                c.arch = Arch::Resnet {
-                    blocks: 4,
-                    filters: 48,
-                    value_channels: 1,
-                    board_head: false,
-                    wdl: true,
-                };
+                c.arch = Arch::resnet(4, 48).with_wdl_head();
                 // Gumbel AlphaZero keeps learning with few simulations: 16 a move over 1,200
                 // games an iteration taught the network more than PUCT's 64 over 400 at the
                 // same cost (docs/ablations.md). `--search puct` keeps PUCT's own budget: the

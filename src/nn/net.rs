@@ -126,6 +126,27 @@ impl Arch {
         )
     }
 
+    /// The same network with the win/draw/loss value head (a residual network; other
+    /// shapes have no such head and are returned as they are).
+    pub const fn with_wdl_head(self) -> Arch {
+        match self {
+            Arch::Resnet {
+                blocks,
+                filters,
+                value_channels,
+                board_head,
+                ..
+            } => Arch::Resnet {
+                blocks,
+                filters,
+                value_channels,
+                board_head,
+                wdl: true,
+            },
+            other => other,
+        }
+    }
+
     /// Whether the value head answers win/draw/loss logits instead of one number.
     pub fn has_wdl_head(&self) -> bool {
         matches!(self, Arch::Resnet { wdl: true, .. })
