@@ -128,23 +128,11 @@ impl Arch {
 
     /// The same network with the win/draw/loss value head (a residual network; other
     /// shapes have no such head and are returned as they are).
-    pub const fn with_wdl_head(self) -> Arch {
-        match self {
-            Arch::Resnet {
-                blocks,
-                filters,
-                value_channels,
-                board_head,
-                ..
-            } => Arch::Resnet {
-                blocks,
-                filters,
-                value_channels,
-                board_head,
-                wdl: true,
-            },
-            other => other,
+    pub const fn with_wdl_head(mut self) -> Arch {
+        if let Arch::Resnet { wdl, .. } = &mut self {
+            *wdl = true;
         }
+        self
     }
 
     /// Whether the value head answers win/draw/loss logits instead of one number.
