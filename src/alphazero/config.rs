@@ -355,15 +355,22 @@ impl RunConfig {
                 c.eval_games = 40;
                 c.eval_sims = 64;
             }
-            ("gpu", GameKind::Connect4) if search == Some(SearchKind::Gumbel) => {
-                // Gumbel's budget on a GPU: the cpu preset's run as it is without CUDA (4x48,
-                // 16 simulations x 1,600 games, 480 steps, its openings and forks) in 32 bits,
-                // its searches spread over 8 workers that two inference threads serve. On one
-                // H200 with 16 cores an iteration took 13 s (against 55 s for this preset's
-                // 200 PUCT simulations of a 6x128 network over 2,000 games): 57 iterations in
-                // 12.7 min (docs/gpu.md).
+            ("gpu", GameKind::Connect4) if search != Some(SearchKind::Puct) => {
+                // Gumbel on a GPU: the cpu preset's run as it is without CUDA (16 simulations x
+                // 1,600 games, 480 steps, its openings and forks) in 32 bits, its searches
+                // spread over 8 workers that two inference threads serve, with a 5x128
+                // network and the long preset's 4 root moves. On one H200 with 16 cores an
+                // iteration took 15.8 s alone (PUCT's 200 simulations of a 6x128 network over
+                // 2,000 games: 55 s); at 25 iterations its `best` erred on 1.2 / 1.6 / 5.5% of
+                // Pons' L2_R2 / L1_R2 / L1_R3 and won a median 16 of 20 first-player games
+                // against the solver, where PUCT's 6 iterations (5.5 min) erred on 3.5 / 3.0 /
+                // 9.5% and won 9; the cpu preset's 4x48 network erred more at every iteration
+                // (docs/gpu.md's seventh lease). A network this size costs little more an
+                // iteration on a GPU and about nine times the arithmetic on a CPU.
                 let mut gpu = Self::preset_for_search("cpu", game, false, None)?;
                 gpu.preset = name.to_string();
+                gpu.arch = Arch::resnet(5, 128).with_wdl_head();
+                gpu.mcts.gumbel_considered = 4;
                 gpu.precision = Precision::F32;
                 gpu.workers = 8;
                 gpu.inference_threads = 2;
@@ -385,6 +392,8 @@ impl RunConfig {
                 return Ok(long);
             }
             ("gpu", g) => {
+                // PUCT's budget on a GPU: the small games' preset, and Connect Four's with
+                // `--search puct` (its default until the seventh lease in docs/gpu.md).
                 c.arch = Arch::resnet(6, 128);
                 c.games = if g == GameKind::Connect4 { 2000 } else { 500 };
                 c.sims = 200;
@@ -716,28 +725,40 @@ mod tests {
     }
 
     #[test]
-    fn the_gpu_preset_serves_with_two_inference_threads_and_gives_gumbel_the_cpu_ones_run() {
-        let gpu = RunConfig::preset("gpu", GameKind::Connect4, true).unwrap();
+    fn connect_fours_gpu_preset_is_gumbel_on_5x128_and_puct_keeps_its_budget() {
+        // Its default: the cpu preset's Connect Four (as without CUDA, in 32 bits) with a
+        // 5x128 network and 4 root moves, over 8 workers and two inference threads.
+        let gumbel = RunConfig::preset("gpu", GameKind::Connect4, true).unwrap();
+        let asked =
+            RunConfig::preset_for_search("gpu", GameKind::Connect4, true, Some(SearchKind::Gumbel))
+                .unwrap();
+        assert_eq!(gumbel, asked);
+        let mut expected = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
+        expected.preset = "gpu".to_string();
+        expected.arch = Arch::resnet(5, 128).with_wdl_head();
+        expected.mcts.gumbel_considered = 4;
+        expected.precision = Precision::F32;
+        (expected.workers, expected.inference_threads) = (8, 2);
+        assert_eq!(gumbel, expected);
+        assert_eq!(
+            (
+                gumbel.mcts.search,
+                gumbel.games,
+                gumbel.sims,
+                gumbel.train_steps
+            ),
+            (SearchKind::Gumbel, 1600, 16, 480)
+        );
+        // `--search puct`: 200 simulations of a 6x128 network over 2,000 games, 4 workers.
+        let gpu =
+            RunConfig::preset_for_search("gpu", GameKind::Connect4, true, Some(SearchKind::Puct))
+                .unwrap();
         assert_eq!(gpu.mcts.search, SearchKind::Puct);
         assert_eq!(
             (gpu.arch, gpu.games, gpu.sims),
             (Arch::resnet(6, 128), 2000, 200)
         );
         assert_eq!((gpu.workers, gpu.inference_threads), (4, 2));
-        // `--search gumbel`: the cpu preset's Connect Four (as without CUDA, in 32 bits) over
-        // 8 workers and two inference threads.
-        let gumbel =
-            RunConfig::preset_for_search("gpu", GameKind::Connect4, true, Some(SearchKind::Gumbel))
-                .unwrap();
-        let mut expected = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
-        expected.preset = "gpu".to_string();
-        expected.precision = Precision::F32;
-        (expected.workers, expected.inference_threads) = (8, 2);
-        assert_eq!(gumbel, expected);
-        assert_eq!(
-            (gumbel.games, gumbel.sims, gumbel.train_steps),
-            (1600, 16, 480)
-        );
         let openings = |c: &RunConfig| {
             (
                 c.random_opening_plies,

@@ -29,9 +29,9 @@ pub struct RunArgs {
     pub benchmark: Option<String>,
     /// The tree search of self-play and evaluation: puct (AlphaZero) or gumbel (Gumbel
     /// AlphaZero), with the preset's budget for it (Connect Four's cpu preset: gumbel, 16
-    /// simulations x 1,600 games an iteration; puct, 64 x 400; its gpu preset: puct, 200 x
-    /// 2,000 with a 6x128 network; gumbel, the cpu preset's run over 8 workers); the preset's
-    /// when not given.
+    /// simulations x 1,600 games an iteration; puct, 64 x 400; its gpu preset: gumbel, the cpu
+    /// preset's run with a 5x128 network over 8 workers; puct, 200 x 2,000 with a 6x128
+    /// network); the preset's when not given.
     #[arg(long)]
     pub search: Option<SearchKind>,
     /// Playout cap randomization: `FRACTION:SIMS` gives a random FRACTION of self-play moves
