@@ -366,7 +366,7 @@ impl RunConfig {
                 // against the solver, where PUCT's 6 iterations (5.5 min) erred on 3.5 / 3.0 /
                 // 9.5% and won 9; the cpu preset's 4x48 network erred more at every iteration
                 // (docs/gpu.md's seventh lease). A network this size costs little more an
-                // iteration on a GPU and about nine times the arithmetic on a CPU.
+                // iteration on a GPU; on a 2-core CPU its self-play is 6.5 times slower.
                 let mut gpu = Self::preset_for_search("cpu", game, false, None)?;
                 gpu.preset = name.to_string();
                 gpu.arch = Arch::resnet(5, 128).with_wdl_head();
