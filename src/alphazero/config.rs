@@ -356,10 +356,10 @@ impl RunConfig {
                 c.eval_sims = 64;
             }
             ("gpu", GameKind::Connect4) if search != Some(SearchKind::Puct) => {
-                // Gumbel on a GPU: the cpu preset's run as it is without CUDA (16 simulations x
-                // 1,600 games, 480 steps, its openings and forks) in 32 bits, its searches
-                // spread over 8 workers that two inference threads serve, with a 5x128
-                // network and the long preset's 4 root moves. On one H200 with 16 cores an
+                // Gumbel on a GPU: the long preset's run as it is without CUDA (the cpu
+                // preset's 16 simulations x 1,600 games, 480 steps, openings and forks, with 4
+                // root moves) in 32 bits, its searches spread over 8 workers that two
+                // inference threads serve, with a 5x128 network. On one H200 with 16 cores an
                 // iteration took 15.8 s alone (PUCT's 200 simulations of a 6x128 network over
                 // 2,000 games: 55 s); at 25 iterations its `best` erred on 1.2 / 1.6 / 5.5% of
                 // Pons' L2_R2 / L1_R2 / L1_R3 and won a median 16 of 20 first-player games
@@ -367,10 +367,9 @@ impl RunConfig {
                 // 9.5% and won 9; the cpu preset's 4x48 network erred more at every iteration
                 // (docs/gpu.md's seventh lease). A network this size costs little more an
                 // iteration on a GPU; on a 2-core CPU its self-play is 6.5 times slower.
-                let mut gpu = Self::preset_for_search("cpu", game, false, None)?;
+                let mut gpu = Self::preset_for_search("long", game, false, None)?;
                 gpu.preset = name.to_string();
                 gpu.arch = Arch::resnet(5, 128).with_wdl_head();
-                gpu.mcts.gumbel_considered = 4;
                 gpu.precision = Precision::F32;
                 gpu.workers = 8;
                 gpu.inference_threads = 2;
