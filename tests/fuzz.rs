@@ -1057,15 +1057,19 @@ fn arch() -> impl Strategy<Value = Arch> {
             any::<usize>(),
             any::<usize>(),
             any::<bool>(),
+            any::<bool>(),
             any::<bool>()
         )
             .prop_map(
-                |(blocks, filters, value_channels, board_head, wdl)| Arch::Resnet {
-                    blocks,
-                    filters,
-                    value_channels,
-                    board_head,
-                    wdl,
+                |(blocks, filters, value_channels, board_head, wdl, squeeze_excite)| {
+                    Arch::Resnet {
+                        blocks,
+                        filters,
+                        value_channels,
+                        board_head,
+                        wdl,
+                        squeeze_excite,
+                    }
                 }
             ),
         any::<usize>().prop_map(|channels| Arch::AzgConv { channels }),

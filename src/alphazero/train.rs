@@ -845,6 +845,7 @@ mod tests {
             value_channels: 1,
             board_head,
             wdl,
+            squeeze_excite: false,
         }
     }
 

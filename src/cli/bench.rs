@@ -37,7 +37,8 @@ pub struct SelfplayArgs {
     #[arg(long, default_value = "default")]
     preset: String,
     /// Network shape instead of the preset's: `azg` (alpha-zero-general's Connect Four
-    /// network, 512 channels) or BLOCKSxFILTERS such as 4x64.
+    /// network, 512 channels) or BLOCKSxFILTERS such as 4x64 (4x64+se: with
+    /// squeeze-and-excitation).
     #[arg(long)]
     arch: Option<String>,
     /// Simulations per move instead of the preset's.
@@ -98,7 +99,7 @@ pub struct TrainArgs {
     game: GameKind,
     #[arg(long, default_value = "default")]
     preset: String,
-    /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64.
+    /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 (4x64+se: with squeeze-and-excitation).
     #[arg(long)]
     arch: Option<String>,
     /// Positions a step instead of the preset's.
@@ -156,12 +157,19 @@ fn parse_arch(s: &str) -> Result<Arch> {
     if s == "azg" {
         return Ok(Arch::AzgConv { channels: 512 });
     }
-    let parsed = s
+    let (shape, se) = match s.strip_suffix("+se") {
+        Some(shape) => (shape, true),
+        None => (s, false),
+    };
+    let parsed = shape
         .split_once('x')
         .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)));
     match parsed {
+        Some((blocks, filters)) if se => Ok(Arch::resnet(blocks, filters).with_squeeze_excite()),
         Some((blocks, filters)) => Ok(Arch::resnet(blocks, filters)),
-        None => bail!("--arch is 'azg' or BLOCKSxFILTERS such as 4x64 (got '{s}')"),
+        None => bail!(
+            "--arch is 'azg' or BLOCKSxFILTERS such as 4x64, with '+se' for squeeze-and-excitation (got '{s}')"
+        ),
     }
 }
 

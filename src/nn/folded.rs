@@ -19,6 +19,7 @@ use super::inference::Evaluator;
 use super::net::{
     channels_last, evaluate_batch, value_from_head, Bn, Body, Compute, Conv, ModelMeta, Net, Shape,
 };
+use super::squeeze_excite::SqueezeExcite;
 
 /// A convolution with the batch norm after it folded in, in the kind and layout it computes.
 struct FoldedConv {
@@ -81,6 +82,18 @@ impl Linear {
     }
 }
 
+/// A copy of a block's squeeze-and-excitation that shares nothing with it.
+fn snapshot(se: &SqueezeExcite) -> Result<SqueezeExcite, TchError> {
+    let copy = |l: &nn::Linear| -> Result<nn::Linear, TchError> {
+        let Linear { ws, bs } = Linear::copy(l)?;
+        Ok(nn::Linear { ws, bs })
+    };
+    Ok(SqueezeExcite {
+        fc1: copy(&se.fc1)?,
+        fc2: copy(&se.fc2)?,
+    })
+}
+
 /// A fresh tensor with `t`'s values, shared with nothing.
 fn own_copy(t: &Tensor) -> Result<Tensor, TchError> {
     t.f_detach()?.f_to_dtype(t.kind(), false, true)
@@ -110,13 +123,19 @@ fn fold(ws: &Tensor, bs: Option<&Tensor>, bn: &Bn) -> Result<(Tensor, Tensor), T
     Ok((folded_ws, folded_bs))
 }
 
+/// A residual block's two convolutions, and its squeeze-and-excitation if it has one.
+struct FoldedBlock {
+    conv1: FoldedConv,
+    conv2: FoldedConv,
+    se: Option<SqueezeExcite>,
+}
+
 // One per network: the size difference does not matter.
 #[allow(clippy::large_enum_variant)]
 enum FoldedBody {
     Resnet {
         input: FoldedConv,
-        /// Each residual block's two convolutions.
-        blocks: Vec<(FoldedConv, FoldedConv)>,
+        blocks: Vec<FoldedBlock>,
         policy_conv: FoldedConv,
         policy_fc: Linear,
         value_conv: FoldedConv,
@@ -170,10 +189,11 @@ impl InferenceNet {
                     blocks: blocks
                         .iter()
                         .map(|b| {
-                            Ok((
-                                FoldedConv::new(&b.conv1, &b.bn1, trunk)?,
-                                FoldedConv::new(&b.conv2, &b.bn2, trunk)?,
-                            ))
+                            Ok(FoldedBlock {
+                                conv1: FoldedConv::new(&b.conv1, &b.bn1, trunk)?,
+                                conv2: FoldedConv::new(&b.conv2, &b.bn2, trunk)?,
+                                se: b.se.as_ref().map(snapshot).transpose()?,
+                            })
                         })
                         .collect::<Result<_, TchError>>()?,
                     policy_conv: FoldedConv::new(policy_conv, policy_bn, heads)?,
@@ -231,9 +251,13 @@ impl InferenceNet {
                 value_fc2,
             } => {
                 let mut x = input.f_forward(&x)?.f_relu()?;
-                for (conv1, conv2) in blocks {
-                    let y = conv1.f_forward(&x)?.f_relu()?;
-                    x = conv2.f_forward(&y)?.f_add(&x)?.f_relu()?;
+                for b in blocks {
+                    let y = b.conv1.f_forward(&x)?.f_relu()?;
+                    let mut y = b.conv2.f_forward(&y)?;
+                    if let Some(se) = &b.se {
+                        y = se.f_forward(&y)?;
+                    }
+                    x = y.f_add(&x)?.f_relu()?;
                 }
                 let x = x.f_to_kind(Kind::Float)?;
                 let policy = policy_conv.f_forward(&x)?.f_relu()?.f_flatten(1, -1)?;
@@ -358,6 +382,7 @@ mod tests {
             value_channels: 2,
             board_head: true,
             wdl: false,
+            squeeze_excite: true,
         };
         let wdl = Arch::Resnet {
             blocks: 1,
@@ -365,6 +390,7 @@ mod tests {
             value_channels: 1,
             board_head: false,
             wdl: true,
+            squeeze_excite: false,
         };
         for arch in [arch, wdl, Arch::AzgConv { channels: 16 }] {
             let net = trained_statistics(arch, 3);
@@ -375,10 +401,15 @@ mod tests {
 
     #[test]
     fn in_bfloat16_a_folded_network_answers_within_its_precision() {
-        let net = trained_statistics(Arch::resnet(2, 16), 4).with_precision(Precision::Bf16);
-        let (dp, dv) = differences(&net);
-        // As the unfolded network in bfloat16 against 32 bits (net.rs's test).
-        assert!(dp < 0.02 && dv < 0.05, "{dp} {dv}");
+        for arch in [
+            Arch::resnet(2, 16),
+            Arch::resnet(2, 16).with_squeeze_excite(),
+        ] {
+            let net = trained_statistics(arch, 4).with_precision(Precision::Bf16);
+            let (dp, dv) = differences(&net);
+            // As the unfolded network in bfloat16 against 32 bits (net.rs's test).
+            assert!(dp < 0.02 && dv < 0.05, "{arch}: {dp} {dv}");
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The network (`net`) and the number format it computes in (`precision`), the network folded
+//! The network (`net`, its blocks' `squeeze_excite`) and the number format it computes in
+//! (`precision`), the network folded
 //! for inference (`folded`), batched inference (`inference`) and named tensors as safetensors
 //! bytes (`tensors`: how models and training checkpoints are stored).
 
@@ -6,6 +7,7 @@ pub mod folded;
 pub mod inference;
 pub mod net;
 pub mod precision;
+pub mod squeeze_excite;
 pub mod tensors;
 
 pub use folded::InferenceNet;

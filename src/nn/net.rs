@@ -11,6 +11,7 @@ use tch::nn;
 use tch::{Device, Kind, TchError, Tensor};
 
 use super::precision::Precision;
+use super::squeeze_excite::{hidden_width, SqueezeExcite};
 use super::tensors::{
     from_safetensors_bytes, read_safetensors_metadata, to_safetensors_bytes, FileMetadata,
 };
@@ -45,6 +46,11 @@ pub enum Arch {
         /// from the descriptions of networks with the scalar head.
         #[serde(default, skip_serializing_if = "is_false")]
         wdl: bool,
+        /// Each residual block gates and shifts its channels by what their means over the
+        /// board say ([`super::squeeze_excite`], Lc0's blocks). Absent from the descriptions
+        /// of networks without it.
+        #[serde(default, skip_serializing_if = "is_false")]
+        squeeze_excite: bool,
     },
     /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
     /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
@@ -112,6 +118,7 @@ impl Arch {
             value_channels: 1,
             board_head: false,
             wdl: false,
+            squeeze_excite: false,
         }
     }
 
@@ -131,6 +138,15 @@ impl Arch {
     pub const fn with_wdl_head(mut self) -> Arch {
         if let Arch::Resnet { wdl, .. } = &mut self {
             *wdl = true;
+        }
+        self
+    }
+
+    /// The same network with squeeze-and-excitation in every residual block (a residual
+    /// network; other shapes are returned as they are).
+    pub const fn with_squeeze_excite(mut self) -> Arch {
+        if let Arch::Resnet { squeeze_excite, .. } = &mut self {
+            *squeeze_excite = true;
         }
         self
     }
@@ -166,9 +182,16 @@ impl Arch {
                 value_channels,
                 board_head,
                 wdl,
+                squeeze_excite,
             } => {
                 let (b, f, v) = (n(blocks)?, n(filters)?, n(value_channels)?);
-                let block = sum(&[conv(f, f, 3), bn(f), conv(f, f, 3), bn(f)])?;
+                let se = if squeeze_excite {
+                    let hidden = n(hidden_width(filters))?;
+                    sum(&[linear(f, hidden), linear(hidden, f.checked_mul(2)?)])?
+                } else {
+                    0
+                };
+                let block = sum(&[conv(f, f, 3), bn(f), conv(f, f, 3), bn(f), Some(se)])?;
                 let board = if board_head {
                     sum(&[conv(f, 1, 1), bn(1)])?
                 } else {
@@ -221,8 +244,12 @@ impl std::fmt::Display for Arch {
                 value_channels,
                 board_head,
                 wdl,
+                squeeze_excite,
             } => {
                 write!(f, "resnet {blocks}x{filters}")?;
+                if *squeeze_excite {
+                    write!(f, ", squeeze-excitation")?;
+                }
                 if !is_one(value_channels) {
                     write!(f, ", value head {value_channels}")?;
                 }
@@ -375,6 +402,7 @@ pub(super) struct ResBlock {
     pub(super) bn1: Bn,
     pub(super) conv2: Conv,
     pub(super) bn2: Bn,
+    pub(super) se: Option<SqueezeExcite>,
 }
 
 // One per network: the size difference does not matter.
@@ -477,6 +505,7 @@ impl Net {
                 value_channels,
                 board_head,
                 wdl,
+                squeeze_excite,
             } => {
                 if blocks == 0 || filters == 0 || value_channels == 0 {
                     bail!("a network needs at least one block, one filter and one value channel");
@@ -493,6 +522,7 @@ impl Net {
                                 bn1: bn(&q / "bn1", filters),
                                 conv2: conv3(&q / "conv2", filters, filters, 1),
                                 bn2: bn(&q / "bn2", filters),
+                                se: squeeze_excite.then(|| SqueezeExcite::new(q, filters)),
                             }
                         })
                         .collect(),
@@ -654,7 +684,10 @@ impl Net {
                 for b in blocks {
                     let y = b.conv1.f_forward(&x, trunk)?;
                     let y = b.bn1.f_forward(&y, train)?.f_relu()?;
-                    let y = b.bn2.f_forward(&b.conv2.f_forward(&y, trunk)?, train)?;
+                    let mut y = b.bn2.f_forward(&b.conv2.f_forward(&y, trunk)?, train)?;
+                    if let Some(se) = &b.se {
+                        y = se.f_forward(&y)?;
+                    }
                     x = y.f_add(&x)?.f_relu()?;
                 }
                 // The heads are small: 32-bit floats, whatever the trunk computed in.
@@ -1177,6 +1210,7 @@ mod tests {
                     value_channels: 4,
                     board_head: false,
                     wdl: false,
+                    squeeze_excite: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
@@ -1184,6 +1218,7 @@ mod tests {
                     value_channels: 1,
                     board_head: true,
                     wdl: false,
+                    squeeze_excite: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
@@ -1191,7 +1226,10 @@ mod tests {
                     value_channels: 2,
                     board_head: false,
                     wdl: true,
+                    squeeze_excite: false,
                 },
+                Arch::resnet(2, 6).with_squeeze_excite(),
+                Arch::resnet(1, 3).with_wdl_head().with_squeeze_excite(),
                 Arch::AzgConv { channels: 4 },
             ] {
                 let built = match Net::new(GAME, arch, shape, Device::Cpu) {
@@ -1275,6 +1313,7 @@ mod tests {
             value_channels: 4,
             board_head: false,
             wdl: false,
+            squeeze_excite: false,
         };
         let json = serde_json::to_string(&wide).unwrap();
         assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), wide);
@@ -1294,9 +1333,35 @@ mod tests {
             value_channels: 0,
             board_head: false,
             wdl: false,
+            squeeze_excite: false,
         };
         let e = Net::new(GAME, zero, shape, Device::Cpu).err().unwrap();
         assert!(e.to_string().contains("one value channel"), "{e}");
+    }
+
+    #[test]
+    fn squeeze_excitation_is_described_saved_and_loaded_with_its_layers() {
+        let se = Arch::resnet(2, 8).with_squeeze_excite();
+        let json = serde_json::to_string(&se).unwrap();
+        assert_eq!(
+            json,
+            r#"{"kind":"resnet","blocks":2,"filters":8,"squeeze_excite":true}"#
+        );
+        assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), se);
+        assert_eq!(se.to_string(), "resnet 2x8, squeeze-excitation");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("se.safetensors");
+        let shape = Shape::of::<TicTacToe>();
+        let net = Net::new_seeded(GAME, se, shape, Device::Cpu, 1).unwrap();
+        let names: Vec<String> = weights(&net).into_iter().map(|(n, _)| n).collect();
+        assert!(
+            names.iter().any(|n| n == "block1.se_fc2.weight"),
+            "{names:?}"
+        );
+        net.save(&path).unwrap();
+        let back = load(&path).unwrap();
+        assert_eq!(back.meta.arch, se);
+        assert_eq!(weights(&back), weights(&net));
     }
 
     #[test]
@@ -1308,6 +1373,7 @@ mod tests {
             value_channels: 1,
             board_head: true,
             wdl: false,
+            squeeze_excite: false,
         };
         assert_eq!(with.to_string(), "resnet 1x8, board head");
         let json = serde_json::to_string(&with).unwrap();
