@@ -99,7 +99,8 @@ pub struct TrainArgs {
     game: GameKind,
     #[arg(long, default_value = "default")]
     preset: String,
-    /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 (4x64+se: with squeeze-and-excitation).
+    /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 (4x64+se:
+    /// with squeeze-and-excitation).
     #[arg(long)]
     arch: Option<String>,
     /// Positions a step instead of the preset's.
