@@ -38,7 +38,7 @@ pub struct SelfplayArgs {
     preset: String,
     /// Network shape instead of the preset's: `azg` (alpha-zero-general's Connect Four
     /// network, 512 channels) or BLOCKSxFILTERS such as 4x64 (4x64+se: with
-    /// squeeze-and-excitation).
+    /// squeeze-and-excitation) under the preset's heads.
     #[arg(long)]
     arch: Option<String>,
     /// Simulations per move instead of the preset's.
@@ -100,7 +100,7 @@ pub struct TrainArgs {
     #[arg(long, default_value = "default")]
     preset: String,
     /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 (4x64+se:
-    /// with squeeze-and-excitation).
+    /// with squeeze-and-excitation) under the preset's heads.
     #[arg(long)]
     arch: Option<String>,
     /// Positions a step instead of the preset's.
@@ -154,7 +154,10 @@ struct SelfplayBench {
     inference_threads: Option<usize>,
 }
 
-fn parse_arch(s: &str) -> Result<Arch> {
+/// The network `--arch` names, on the preset's network `preset`: `azg`, or a residual trunk of
+/// BLOCKSxFILTERS (with `+se`, squeeze-and-excitation) under the preset's heads, so that a
+/// shape is timed with the value head (and training's final-board head) its runs would have.
+fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
     if s == "azg" {
         return Ok(Arch::AzgConv { channels: 512 });
     }
@@ -162,16 +165,31 @@ fn parse_arch(s: &str) -> Result<Arch> {
         Some(shape) => (shape, true),
         None => (s, false),
     };
-    let parsed = shape
+    let Some((blocks, filters)) = shape
         .split_once('x')
-        .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)));
-    match parsed {
-        Some((blocks, filters)) if se => Ok(Arch::resnet(blocks, filters).with_squeeze_excite()),
-        Some((blocks, filters)) => Ok(Arch::resnet(blocks, filters)),
-        None => bail!(
+        .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))
+    else {
+        bail!(
             "--arch is 'azg' or BLOCKSxFILTERS such as 4x64, with '+se' for squeeze-and-excitation (got '{s}')"
-        ),
-    }
+        )
+    };
+    Ok(match preset {
+        Arch::Resnet {
+            value_channels,
+            board_head,
+            wdl,
+            ..
+        } => Arch::Resnet {
+            blocks,
+            filters,
+            value_channels,
+            board_head,
+            wdl,
+            squeeze_excite: se,
+        },
+        Arch::AzgConv { .. } if se => Arch::resnet(blocks, filters).with_squeeze_excite(),
+        Arch::AzgConv { .. } => Arch::resnet(blocks, filters),
+    })
 }
 
 /// Positions per second of plain forward passes over the same mix of batch sizes that
@@ -221,7 +239,7 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     let mut cfg =
         RunConfig::preset_for_search(&a.preset, a.game, tch::Cuda::is_available(), a.search)?;
     if let Some(arch) = &a.arch {
-        cfg.arch = parse_arch(arch)?;
+        cfg.arch = parse_arch(arch, cfg.arch)?;
     }
     if let Some(s) = a.sims {
         cfg.sims = s;
@@ -412,7 +430,7 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
     let _threads = TorchThreads::set(threads);
     let mut cfg = RunConfig::preset(&a.preset, a.game, tch::Cuda::is_available())?;
     if let Some(arch) = &a.arch {
-        cfg.arch = parse_arch(arch)?;
+        cfg.arch = parse_arch(arch, cfg.arch)?;
     }
     if let Some(b) = a.batch {
         if b < 1 {
@@ -464,4 +482,40 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
     println!("  backward             {:>10.2} ms", out.backward_ms);
     println!("  optimizer            {:>10.2} ms", out.optimizer_ms);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arch_replaces_the_trunk_and_keeps_the_presets_heads() {
+        let preset = Arch::resnet(4, 48).with_wdl_head();
+        assert_eq!(
+            parse_arch("5x128", preset).unwrap(),
+            Arch::resnet(5, 128).with_wdl_head()
+        );
+        assert_eq!(
+            parse_arch("3x64+se", preset).unwrap(),
+            Arch::resnet(3, 64).with_wdl_head().with_squeeze_excite()
+        );
+        let se_preset = preset.with_squeeze_excite();
+        assert_eq!(parse_arch("4x48", se_preset).unwrap(), preset);
+        let azg = Arch::AzgConv { channels: 512 };
+        assert_eq!(parse_arch("azg", preset).unwrap(), azg);
+        assert_eq!(parse_arch("2x8", azg).unwrap(), Arch::resnet(2, 8));
+    }
+
+    #[test]
+    fn a_garbled_arch_is_refused_with_the_forms_it_takes() {
+        for bad in ["4x", "x48", "4x48+sex", "four", "4*48", ""] {
+            let e = parse_arch(bad, Arch::resnet(4, 48))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("BLOCKSxFILTERS") && e.contains(bad),
+                "{bad}: {e}"
+            );
+        }
+    }
 }
