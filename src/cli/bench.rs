@@ -173,23 +173,20 @@ fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
             "--arch is 'azg' or BLOCKSxFILTERS such as 4x64, with '+se' for squeeze-and-excitation (got '{s}')"
         )
     };
-    Ok(match preset {
-        Arch::Resnet {
-            value_channels,
-            board_head,
-            wdl,
-            ..
-        } => Arch::Resnet {
-            blocks,
-            filters,
-            value_channels,
-            board_head,
-            wdl,
-            squeeze_excite: se,
-        },
-        Arch::AzgConv { .. } if se => Arch::resnet(blocks, filters).with_squeeze_excite(),
+    let mut arch = match preset {
+        Arch::Resnet { .. } => preset,
         Arch::AzgConv { .. } => Arch::resnet(blocks, filters),
-    })
+    };
+    if let Arch::Resnet {
+        blocks: b,
+        filters: f,
+        squeeze_excite,
+        ..
+    } = &mut arch
+    {
+        (*b, *f, *squeeze_excite) = (blocks, filters, se);
+    }
+    Ok(arch)
 }
 
 /// Positions per second of plain forward passes over the same mix of batch sizes that
