@@ -481,6 +481,7 @@ fn evalset_writes_a_set_the_grading_reads() {
         root_values: vec![0.0; 12],
         outcome: 0,
         trains_from: 0,
+        surprises: Vec::new(),
     };
     zero::alphazero::records::write_chunk(&data, "connect4", 1, &[0], &[game]).unwrap();
     let out = dir.path().join("set.txt");
@@ -659,6 +660,29 @@ fn stages_in_shards_end_as_the_whole_stages_do() {
         .unwrap();
     let said = String::from_utf8_lossy(&compare.stdout);
     assert!(compare.status.success(), "{said}");
+}
+
+/// `--policy-surprise` is checked, then kept in the run's settings; a resumed run refuses
+/// another share.
+#[test]
+fn a_policy_surprise_share_is_a_checked_setting_of_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let setup = |share: &'static str| {
+        let mut v = vec!["cycle", "--iterations", "0", "--preset", "tiny"];
+        v.extend(["--policy-surprise", share, "--models", &m, "--data", &d]);
+        v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    fails_with(&args(&setup("1.5")), "not a share from 0 to 1");
+    fails_with(&args(&setup("half")), "not a share from 0 to 1");
+    let (code, _, err) = zero(&args(&setup("0.5")));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(saved_run(tmp.path())["policy_surprise_share"], 0.5);
+    fails_with(&args(&setup("0.25")), "policy_surprise_share");
 }
 
 /// `--playout-cap` is checked, then kept in the run's settings (and `off` is accepted).

@@ -1167,6 +1167,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             window: c.2,
             value_target_mix: c.3,
             position_averaging: e.3,
+            policy_surprise_share: c.1,
             board_loss_weight: c.3,
             eval_games: c.4,
             eval_sims: c.5,
@@ -1197,6 +1198,7 @@ const CONFIG_TOKENS: &[&str] = &[
     "\"search\":\"gumbel\"",
     "\"grade\":",
     "\"learning_rate_drops\":",
+    "\"policy_surprise_share\":",
     "\"benchmark\":",
     "\"seed\":",
     "\"iteration\":",
@@ -1488,6 +1490,11 @@ fn game_record() -> impl Strategy<Value = GameRecord> {
             root_values,
             outcome: outcome.rem_euclid(3) - 1,
             trains_from: salt % (plies as u32 + 1),
+            // Recorded, or not (records from before policy surprises).
+            surprises: match salt % 2 {
+                0 => (0..plies).map(|i| ((i as u32 ^ salt) % 5) as f32).collect(),
+                _ => Vec::new(),
+            },
         }
     })
 }

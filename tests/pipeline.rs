@@ -434,6 +434,37 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
     );
 }
 
+/// Self-play records how much each full search's policy surprised the network, and a cheap
+/// search (no policy target) as 0.
+#[test]
+fn self_play_records_a_policy_surprise_a_ply() {
+    use zero::alphazero::config::PlayoutCap;
+    let games = tictactoe_self_play(20, |cfg| {
+        cfg.playout_cap = Some(PlayoutCap {
+            full_fraction: 0.5,
+            fast_sims: 2,
+        })
+    });
+    let (mut surprised, mut cheap) = (0, 0);
+    for g in &games {
+        assert_eq!(g.surprises.len(), g.moves.len());
+        for (s, p) in g.surprises.iter().zip(g.policies.chunks(9)) {
+            assert!(s.is_finite() && *s >= 0.0, "{s}");
+            if p.iter().all(|&x| x == 0.0) {
+                assert_eq!(*s, 0.0);
+                cheap += 1;
+            } else {
+                surprised += usize::from(*s > 0.01);
+            }
+        }
+    }
+    // An untrained network's prior is far from the searches' visit counts.
+    assert!(
+        surprised > 20 && cheap > 0,
+        "{surprised} surprised, {cheap} cheap"
+    );
+}
+
 /// One iteration of `games` tic-tac-toe self-play games (tiny preset, chunks of 20, without
 /// noise or temperature, then `adjust`ed), read back in game order.
 fn tictactoe_self_play(

@@ -84,6 +84,12 @@ pub struct RunConfig {
     /// off in runs from before the setting.
     #[serde(default)]
     pub position_averaging: bool,
+    /// Policy surprise weighting (KataGo's): this share of each game's training weight is
+    /// spread over its positions in proportion to how much the search's policy surprised the
+    /// network, the rest evenly ([`super::policy_surprise`]); 0 (off) in the presets and in
+    /// runs from before the setting.
+    #[serde(default)]
+    pub policy_surprise_share: f64,
     /// Weight of the final-board loss (mean squared error a cell) in the total, for a network
     /// with that head (`arch.board_head`); 1 in runs from before the setting.
     #[serde(default = "unit_weight")]
@@ -247,6 +253,7 @@ impl RunConfig {
             window: 4,
             value_target_mix: 0.3,
             position_averaging: false,
+            policy_surprise_share: 0.0,
             board_loss_weight: 1.0,
             eval_games: 40,
             eval_sims: 64,
@@ -531,6 +538,13 @@ impl RunConfig {
         within("random_opening_share", share, unit(share), "from 0 to 1");
         let fork = self.fork_share;
         within("fork_share", fork, unit(fork), "from 0 to 1");
+        let surprise = self.policy_surprise_share;
+        within(
+            "policy_surprise_share",
+            surprise,
+            unit(surprise),
+            "from 0 to 1",
+        );
         let m = &self.mcts;
         let c = m.c_puct as f64;
         within("mcts.c_puct", c, c > 0.0, "above 0");

@@ -15,6 +15,7 @@ pub mod net_evaluator;
 pub mod paths;
 pub mod player;
 pub mod policy_player;
+pub mod policy_surprise;
 pub mod position_averaging;
 pub mod records;
 pub mod report;

@@ -44,13 +44,16 @@ struct Sums {
     value: f32,
     /// Final-board targets (empty when the samples have none).
     board: Vec<f32>,
+    /// Relative policy surprises ([`Samples::surprises`]).
+    surprise: f32,
     count: u32,
 }
 
 /// `samples` (`input_size` inputs and `actions` policy entries a position) with each distinct
 /// position once, in order of first occurrence: policy target the mean of its occurrences'
 /// policy targets (those that have one), value target (and final-board target, if any) the
-/// mean of theirs, weight 1 + log2(n). `cells`: the size of a final-board target.
+/// mean of theirs, weight 1 + log2(n), relative policy surprise the mean of theirs. `cells`:
+/// the size of a final-board target.
 pub fn average_duplicates(
     samples: &Samples,
     input_size: usize,
@@ -70,6 +73,7 @@ pub fn average_duplicates(
                 with_policy: 0,
                 value: 0.0,
                 board: vec![0.0; cells],
+                surprise: 0.0,
                 count: 0,
             });
             sums.len() - 1
@@ -83,6 +87,7 @@ pub fn average_duplicates(
         s.value += samples.values[i];
         let board = &samples.boards[i * cells..(i + 1) * cells];
         s.board.iter_mut().zip(board).for_each(|(t, b)| *t += b);
+        s.surprise += samples.surprises.get(i).copied().unwrap_or(1.0);
         s.count += 1;
     }
     let mut out = Samples::default();
@@ -95,6 +100,7 @@ pub fn average_duplicates(
         out.values.push(s.value / s.count as f32);
         out.boards
             .extend(s.board.iter().map(|b| b / s.count as f32));
+        out.surprises.push(s.surprise / s.count as f32);
         total += 1.0 + f64::from(s.count).log2();
         out.cumulative_weights.push(total);
     }
@@ -125,6 +131,7 @@ mod tests {
             root_values: Vec::new(),
             outcome,
             trains_from: 0,
+            surprises: Vec::new(),
         }
     }
 

@@ -15,11 +15,18 @@ use serde::{Deserialize, Serialize};
 use crate::core::files::{ensure, write_atomic, Format};
 
 /// The self-play chunk: version 2 puts the chunk inside the checked header of [`Format`];
-/// version 3 adds each game's [`GameRecord::trains_from`].
+/// version 3 adds each game's [`GameRecord::trains_from`], version 4 its
+/// [`GameRecord::surprises`].
 const CHUNK: Format = Format {
     kind: "selfplay-chunk",
-    version: 3,
+    version: 4,
     remedy: "delete it: its games are played again on the next run",
+};
+
+/// Chunks of runs from before policy surprises, still read (their positions weigh the same).
+const CHUNK_V3: Format = Format {
+    version: 3,
+    ..CHUNK
 };
 
 /// Chunks of runs from before forked games, still read (every ply of their games trains).
@@ -43,6 +50,48 @@ pub struct GameRecord {
     /// the fork's random move would have the result of a game that left the line as their
     /// value target.
     pub trains_from: u32,
+    /// For each ply, how much the search's policy surprised the network: the KL divergence
+    /// from the root's prior to the policy target ([`super::policy_surprise`]; 0 where the
+    /// ply has no target). Empty in records from before it.
+    pub surprises: Vec<f32>,
+}
+
+/// A game of a version 3 chunk.
+#[derive(Serialize, Deserialize)]
+struct GameRecordV3 {
+    moves: Vec<u8>,
+    policies: Vec<f32>,
+    root_values: Vec<f32>,
+    outcome: i8,
+    trains_from: u32,
+}
+
+/// A version 3 chunk.
+#[derive(Serialize, Deserialize)]
+struct ChunkV3 {
+    game: String,
+    iteration: u32,
+    indices: Vec<u64>,
+    records: Vec<GameRecordV3>,
+}
+
+impl From<ChunkV3> for Chunk {
+    fn from(c: ChunkV3) -> Chunk {
+        let records = c.records.into_iter().map(|r| GameRecord {
+            moves: r.moves,
+            policies: r.policies,
+            root_values: r.root_values,
+            outcome: r.outcome,
+            trains_from: r.trains_from,
+            surprises: Vec::new(),
+        });
+        Chunk {
+            game: c.game,
+            iteration: c.iteration,
+            indices: c.indices,
+            records: records.collect(),
+        }
+    }
 }
 
 /// A game of a version 2 chunk.
@@ -71,6 +120,7 @@ impl From<ChunkV2> for Chunk {
             root_values: r.root_values,
             outcome: r.outcome,
             trains_from: 0,
+            surprises: Vec::new(),
         });
         Chunk {
             game: c.game,
@@ -187,10 +237,13 @@ fn chunk_from_bytes(
 ) -> Result<Chunk> {
     let chunk: Chunk = match CHUNK.decode_value(path, bytes) {
         Ok(chunk) => chunk,
-        Err(e) => match CHUNK_V2.decode_value::<ChunkV2>(path, bytes) {
+        Err(e) => match CHUNK_V3.decode_value::<ChunkV3>(path, bytes) {
             Ok(old) => old.into(),
-            // The error of the version this program writes says what is wrong.
-            Err(_) => return Err(e),
+            Err(_) => match CHUNK_V2.decode_value::<ChunkV2>(path, bytes) {
+                Ok(old) => old.into(),
+                // The error of the version this program writes says what is wrong.
+                Err(_) => return Err(e),
+            },
         },
     };
     let check = |condition: bool, problem: &str| ensure(&CHUNK, path, condition, problem);
@@ -247,6 +300,17 @@ fn chunk_from_bytes(
         check(
             r.root_values.iter().all(|v| v.is_finite()),
             &problem("a root value is not a number"),
+        )?;
+        check(
+            r.surprises.is_empty() || r.surprises.len() == plies,
+            &problem(&format!(
+                "{} policy surprises for {plies} moves",
+                r.surprises.len()
+            )),
+        )?;
+        check(
+            r.surprises.iter().all(|s| s.is_finite() && *s >= 0.0),
+            &problem("a policy surprise is negative or not a number"),
         )?;
         check(
             r.trains_from as usize <= plies,
@@ -312,6 +376,7 @@ mod tests {
             root_values: vec![0.1; plies],
             outcome: 0,
             trains_from: 0,
+            surprises: vec![0.25; plies],
         }
     }
 
@@ -353,7 +418,10 @@ mod tests {
     fn chunks_of_version_2_are_read_with_every_ply_training() {
         let dir = tempfile::tempdir().unwrap();
         let dir = dir.path();
-        let r = record(3, 7);
+        let r = GameRecord {
+            surprises: Vec::new(),
+            ..record(3, 7)
+        };
         let old = ChunkV2 {
             game: "connect4".into(),
             iteration: 1,
@@ -379,6 +447,35 @@ mod tests {
         };
         write_chunk(dir, "connect4", 1, &[0], std::slice::from_ref(&forked)).unwrap();
         assert_eq!(read_iteration(dir, "connect4", 7, 1).unwrap(), [forked, r]);
+    }
+
+    #[test]
+    fn chunks_of_version_3_are_read_without_surprises() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let r = GameRecord {
+            trains_from: 1,
+            surprises: Vec::new(),
+            ..record(3, 7)
+        };
+        let old = ChunkV3 {
+            game: "connect4".into(),
+            iteration: 1,
+            indices: vec![2],
+            records: vec![GameRecordV3 {
+                moves: r.moves.clone(),
+                policies: r.policies.clone(),
+                root_values: r.root_values.clone(),
+                outcome: r.outcome,
+                trains_from: r.trains_from,
+            }],
+        };
+        CHUNK_V3
+            .save(&iteration_dir(dir, 1).join("chunk-000002.bin"), &old)
+            .unwrap();
+        let new = record(2, 7);
+        write_chunk(dir, "connect4", 1, &[0], std::slice::from_ref(&new)).unwrap();
+        assert_eq!(read_iteration(dir, "connect4", 7, 1).unwrap(), [new, r]);
     }
 
     #[test]
@@ -428,6 +525,20 @@ mod tests {
                     ..good.clone()
                 },
                 "it trains from ply 3 of 2",
+            ),
+            (
+                GameRecord {
+                    surprises: vec![0.5],
+                    ..good.clone()
+                },
+                "1 policy surprises for 2 moves",
+            ),
+            (
+                GameRecord {
+                    surprises: vec![0.5, -1.0],
+                    ..good.clone()
+                },
+                "a policy surprise is negative",
             ),
         ];
         for (i, (bad, problem)) in cases.into_iter().enumerate() {

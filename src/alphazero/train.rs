@@ -14,6 +14,7 @@ use tch::{Kind, Reduction, TchError, Tensor};
 
 use super::adam::Adam;
 use super::config::RunConfig;
+use super::policy_surprise::{relative_surprises, weigh_by_surprise};
 use super::position_averaging::average_duplicates;
 use super::records::{read_iteration, GameRecord};
 use crate::core::files::write_atomic;
@@ -37,8 +38,12 @@ pub struct Samples {
     /// position from the mover's view); empty when not asked for.
     pub boards: Vec<f32>,
     /// Running sums of the positions' weights when they are drawn unevenly (averaged
-    /// duplicates, [`super::position_averaging`]); empty: every position is equally likely.
+    /// duplicates, [`super::position_averaging`]; policy surprise,
+    /// [`super::policy_surprise`]); empty: every position is equally likely.
     pub cumulative_weights: Vec<f64>,
+    /// Each position's policy surprise over its game's mean
+    /// ([`super::policy_surprise::relative_surprises`]); empty: 1 each.
+    pub surprises: Vec<f32>,
 }
 
 impl Samples {
@@ -64,13 +69,15 @@ impl Samples {
 /// Replays records into training positions. The value target mixes the game's result with
 /// the search's root value (`mix` of the latter), both from the mover's view. With `boards`,
 /// each position also gets its game's final board as seen by its mover. A record's plies
-/// before its `trains_from` are replayed, not trained on.
+/// before its `trains_from` are replayed, not trained on. Each position's surprise is taken
+/// relative to its game's ([`relative_surprises`]).
 pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> Samples {
     let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
     let mut s = Samples::default();
     for r in records {
         let end = boards.then(|| last_position::<G>(&r.moves));
         let mut pos = G::new();
+        let mut trained = Vec::new();
         for (ply, &m) in r.moves.iter().enumerate() {
             if !pos.is_legal(m) {
                 break;
@@ -79,6 +86,7 @@ pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> 
                 pos.play(m);
                 continue;
             }
+            trained.push(ply);
             let at = s.inputs.len();
             s.inputs.resize(at + isz, 0.0);
             pos.encode(&mut s.inputs[at..]);
@@ -98,6 +106,16 @@ pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> 
             }
             pos.play(m);
         }
+        let has_target: Vec<bool> = trained
+            .iter()
+            .map(|&ply| r.policies[ply * a..(ply + 1) * a].iter().any(|&p| p > 0.0))
+            .collect();
+        let surprises: Vec<f32> = match r.surprises.len() == r.moves.len() {
+            true => trained.iter().map(|&ply| r.surprises[ply]).collect(),
+            false => Vec::new(),
+        };
+        s.surprises
+            .extend(relative_surprises(&surprises, &has_target));
     }
     s
 }
@@ -130,11 +148,13 @@ pub fn load_window<G: Game>(cfg: &RunConfig, data_dir: &Path, iteration: u32) ->
     }
     let boards = cfg.arch.has_board_head();
     let samples = samples_from::<G>(&records, cfg.value_target_mix, boards);
-    Ok(if cfg.position_averaging {
+    let mut samples = if cfg.position_averaging {
         average_duplicates(&samples, G::input_size(), G::NUM_ACTIONS, G::cells())
     } else {
         samples
-    })
+    };
+    weigh_by_surprise(&mut samples, cfg.policy_surprise_share);
+    Ok(samples)
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -721,6 +741,7 @@ mod tests {
             root_values: root_values.to_vec(),
             outcome,
             trains_from: 0,
+            surprises: Vec::new(),
         }
     }
 
@@ -770,6 +791,42 @@ mod tests {
         // A record stops at its first illegal move.
         let broken = record(&[4, 4, 0], 0, &[]);
         assert_eq!(samples_from::<TicTacToe>(&[broken], 0.5, false).len(), 1);
+    }
+
+    #[test]
+    fn surprises_are_relative_to_their_games_trained_plies_and_weigh_the_draws() {
+        // A forked game training from ply 2 (surprises 4 and 2 there, mean 3), a game whose
+        // third ply had a cheap search (no policy target), and one from before surprises.
+        let forked = GameRecord {
+            trains_from: 2,
+            surprises: vec![9.0, 9.0, 4.0, 2.0],
+            ..record(&[0, 3, 1, 4], 0, &[])
+        };
+        let mut capped = GameRecord {
+            surprises: vec![1.0, 3.0, 0.0],
+            ..record(&[0, 3, 1], 0, &[])
+        };
+        capped.policies[2 * TicTacToe::NUM_ACTIONS + 1] = 0.0;
+        let old = record(&[4, 0], 0, &[]);
+        let mut s = samples_from::<TicTacToe>(&[forked, capped, old], 0.0, false);
+        let third = 1.0 / 3.0;
+        let expected = [4.0 * third, 2.0 * third, 0.5, 1.5, 1.0, 1.0, 1.0];
+        assert_eq!(s.surprises.len(), expected.len());
+        for (got, want) in s.surprises.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-6, "{:?}", s.surprises);
+        }
+        // Half of each game's weight by surprise: drawn in proportion to 0.5 + 0.5 * s.
+        weigh_by_surprise(&mut s, 0.5);
+        let draws = 70_000;
+        let mut counts = [0usize; 7];
+        let mut rng = rng_from_seed(3);
+        (0..draws).for_each(|_| counts[s.draw(&mut rng)] += 1);
+        let total: f64 = expected.iter().map(|&x| 0.5 + 0.5 * f64::from(x)).sum();
+        for (&n, &x) in counts.iter().zip(&expected) {
+            let want = (0.5 + 0.5 * f64::from(x)) / total;
+            let got = n as f64 / draws as f64;
+            assert!((got - want).abs() < 0.01, "{counts:?}");
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crossbeam_channel::Sender;
 use rand::Rng;
 
 use super::config::RunConfig;
+use super::policy_surprise::kl_divergence;
 use super::records::GameRecord;
 use super::selfplay::SelfPlayStats;
 use crate::core::rng::{mix64, rng_from_seed, Rng64};
@@ -250,12 +251,17 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
         };
         s.record.moves.push(m);
         if s.full {
-            s.record.policies.extend(s.tree.policy());
+            let policy = s.tree.policy();
+            s.record
+                .surprises
+                .push(kl_divergence(&policy, &s.tree.root_priors()));
+            s.record.policies.extend(policy);
         } else {
             // No policy target: training learns only the value from this position.
             s.record
                 .policies
                 .extend(std::iter::repeat_n(0.0, G::NUM_ACTIONS));
+            s.record.surprises.push(0.0);
         }
         s.record.root_values.push(s.tree.root_value());
         self.stats.positions += 1;

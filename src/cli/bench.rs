@@ -410,6 +410,7 @@ fn random_game_samples<G: Game>(games: usize, seed: u64, boards: bool) -> Sample
                 root_values: Vec::new(),
                 outcome: outcome as i8,
                 trains_from: 0,
+                surprises: Vec::new(),
             }
         })
         .collect();

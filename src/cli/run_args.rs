@@ -40,6 +40,12 @@ pub struct RunArgs {
     /// given; a setting of the run, fixed when it starts.
     #[arg(long, value_parser = parse_playout_cap, value_name = "FRACTION:SIMS")]
     pub playout_cap: Option<PlayoutCapArg>,
+    /// Policy surprise weighting (KataGo's): SHARE of each self-play game's training weight
+    /// goes to its positions in proportion to how much the search surprised the network (the
+    /// KL divergence from its prior to the search's policy), the rest evenly; 0 turns it off.
+    /// The preset's (0) when not given; a setting of the run, fixed when it starts.
+    #[arg(long, value_parser = parse_share, value_name = "SHARE")]
+    pub policy_surprise: Option<f64>,
     /// Games played together and written as one file (a chunk) instead of the preset's: the
     /// unit of work a cluster spreads (more chunks, more nodes busy; fewer games in lockstep,
     /// smaller network batches). A setting of the run, fixed when it starts.
@@ -90,6 +96,9 @@ impl RunArgs {
         if let Some(PlayoutCapArg(cap)) = self.playout_cap {
             cfg.playout_cap = cap;
         }
+        if let Some(share) = self.policy_surprise {
+            cfg.policy_surprise_share = share;
+        }
         if let Some(n) = self.chunk_games {
             anyhow::ensure!(n > 0, "--chunk-games must be at least 1");
             cfg.chunk_games = n;
@@ -99,6 +108,7 @@ impl RunArgs {
             || self.benchmark.is_some()
             || self.search.is_some()
             || self.playout_cap.is_some()
+            || self.policy_surprise.is_some()
             || self.chunk_games.is_some();
         let cfg = open_run(&paths, &cfg, explicit)?;
         Ok((paths, cfg, lock))
@@ -149,6 +159,14 @@ fn parse_playout_cap(s: &str) -> Result<PlayoutCapArg, String> {
         full_fraction,
         fast_sims,
     })))
+}
+
+/// A share from 0 to 1.
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("'{s}' is not a share from 0 to 1 (e.g. 0.5)")),
+    }
 }
 
 /// The fixed opponent `best` plays every iteration: its name and a factory for the match

@@ -310,6 +310,18 @@ impl<G: Game> Tree<G> {
             .collect()
     }
 
+    /// The root's priors over all actions (0 for illegal ones; with PUCT's Dirichlet noise
+    /// once it is mixed in).
+    pub fn root_priors(&self) -> Vec<f32> {
+        let mut p = vec![0.0; G::NUM_ACTIONS];
+        let r = &self.nodes[0];
+        let first = r.first_child as usize;
+        for c in &self.nodes[first..first + r.n_children as usize] {
+            p[c.mv as usize] = c.prior;
+        }
+        p
+    }
+
     /// Whether the search proved a root move winning.
     fn root_wins(&self) -> bool {
         let r = &self.nodes[0];
