@@ -1,5 +1,5 @@
-//! Policy surprise weighting (KataGo's g170 run, docs/KataGoMethods.md "Policy Surprise
-//! Weighting"): positions whose search target the network found surprising are drawn more
+//! Policy surprise weighting (KataGo's g170 run; "Policy Surprise Weighting" in KataGo's
+//! docs/KataGoMethods.md): positions whose search target the network found surprising are drawn more
 //! often in training.
 //!
 //! Self-play records, for each ply, the KL divergence from the root's prior to the policy
@@ -60,22 +60,16 @@ pub fn weigh_by_surprise(samples: &mut Samples, share: f64) {
         return;
     }
     let mut total = 0.0;
-    let mut before = 0.0;
-    let mut cumulative = Vec::with_capacity(samples.len());
-    for i in 0..samples.len() {
-        let weight = match samples.cumulative_weights.get(i) {
-            Some(&c) => {
-                let w = c - before;
-                before = c;
-                w
-            }
-            None => 1.0,
-        };
-        let surprise = f64::from(samples.surprises.get(i).copied().unwrap_or(1.0));
-        total += weight * ((1.0 - share) + share * surprise);
-        cumulative.push(total);
-    }
-    samples.cumulative_weights = cumulative;
+    let weights = samples.weights();
+    let surprises = (0..samples.len()).map(|i| samples.surprises.get(i).copied().unwrap_or(1.0));
+    samples.cumulative_weights = weights
+        .iter()
+        .zip(surprises)
+        .map(|(w, s)| {
+            total += w * ((1.0 - share) + share * f64::from(s));
+            total
+        })
+        .collect();
 }
 
 #[cfg(test)]
@@ -106,18 +100,6 @@ mod tests {
         assert_eq!(relative_surprises(&[0.0, 0.0], &[true, true]), [1.0, 1.0]);
     }
 
-    fn weights(s: &Samples) -> Vec<f64> {
-        let mut before = 0.0;
-        s.cumulative_weights
-            .iter()
-            .map(|&c| {
-                let w = c - before;
-                before = c;
-                w
-            })
-            .collect()
-    }
-
     #[test]
     fn weights_mix_an_even_share_with_the_surprise_and_keep_earlier_weights() {
         let mut s = Samples {
@@ -128,10 +110,10 @@ mod tests {
         weigh_by_surprise(&mut s, 0.0);
         assert!(s.cumulative_weights.is_empty());
         weigh_by_surprise(&mut s, 0.5);
-        assert_eq!(weights(&s), [0.5, 1.0, 1.5]);
+        assert_eq!(s.weights(), [0.5, 1.0, 1.5]);
         // Weights already there (position averaging's) are multiplied.
         s.cumulative_weights = vec![2.0, 3.0, 7.0];
         weigh_by_surprise(&mut s, 1.0);
-        assert_eq!(weights(&s), [0.0, 1.0, 8.0]);
+        assert_eq!(s.weights(), [0.0, 1.0, 8.0]);
     }
 }

@@ -53,6 +53,19 @@ impl Samples {
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
+    /// Each position's drawing weight (1 each when the positions have none).
+    pub fn weights(&self) -> Vec<f64> {
+        if self.cumulative_weights.is_empty() {
+            return vec![1.0; self.len()];
+        }
+        let mut before = 0.0;
+        let diff = |c: &f64| {
+            let w = c - before;
+            before = *c;
+            w
+        };
+        self.cumulative_weights.iter().map(diff).collect()
+    }
     /// A position drawn at random, by weight when the positions have weights. Not empty.
     fn draw(&self, rng: &mut impl Rng) -> usize {
         match self.cumulative_weights.last() {
