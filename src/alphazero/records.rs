@@ -66,30 +66,15 @@ struct GameRecordV3 {
     trains_from: u32,
 }
 
-/// A version 3 chunk.
-#[derive(Serialize, Deserialize)]
-struct ChunkV3 {
-    game: String,
-    iteration: u32,
-    indices: Vec<u64>,
-    records: Vec<GameRecordV3>,
-}
-
-impl From<ChunkV3> for Chunk {
-    fn from(c: ChunkV3) -> Chunk {
-        let records = c.records.into_iter().map(|r| GameRecord {
+impl From<GameRecordV3> for GameRecord {
+    fn from(r: GameRecordV3) -> GameRecord {
+        GameRecord {
             moves: r.moves,
             policies: r.policies,
             root_values: r.root_values,
             outcome: r.outcome,
             trains_from: r.trains_from,
             surprises: Vec::new(),
-        });
-        Chunk {
-            game: c.game,
-            iteration: c.iteration,
-            indices: c.indices,
-            records: records.collect(),
         }
     }
 }
@@ -103,30 +88,38 @@ struct GameRecordV2 {
     outcome: i8,
 }
 
-/// A version 2 chunk.
-#[derive(Serialize, Deserialize)]
-struct ChunkV2 {
-    game: String,
-    iteration: u32,
-    indices: Vec<u64>,
-    records: Vec<GameRecordV2>,
-}
-
-impl From<ChunkV2> for Chunk {
-    fn from(c: ChunkV2) -> Chunk {
-        let records = c.records.into_iter().map(|r| GameRecord {
+impl From<GameRecordV2> for GameRecord {
+    fn from(r: GameRecordV2) -> GameRecord {
+        GameRecord {
             moves: r.moves,
             policies: r.policies,
             root_values: r.root_values,
             outcome: r.outcome,
             trains_from: 0,
             surprises: Vec::new(),
-        });
+        }
+    }
+}
+
+/// A chunk of an older version, whose games are `R`s.
+#[derive(Serialize, Deserialize)]
+struct OldChunk<R> {
+    game: String,
+    iteration: u32,
+    indices: Vec<u64>,
+    records: Vec<R>,
+}
+
+type ChunkV3 = OldChunk<GameRecordV3>;
+type ChunkV2 = OldChunk<GameRecordV2>;
+
+impl<R: Into<GameRecord>> From<OldChunk<R>> for Chunk {
+    fn from(c: OldChunk<R>) -> Chunk {
         Chunk {
             game: c.game,
             iteration: c.iteration,
             indices: c.indices,
-            records: records.collect(),
+            records: c.records.into_iter().map(Into::into).collect(),
         }
     }
 }
