@@ -402,7 +402,8 @@ impl RunConfig {
                 if g == GameKind::Connect4 && long.mcts.search == SearchKind::Gumbel {
                     long.mcts.gumbel_considered = 4;
                     // The step size its runs were measured with (the cpu preset's until
-                    // the 15-iteration run took twice it).
+                    // the 15-iteration run took twice it). 4e-3 over its 55 iterations was
+                    // ahead early and level at the end (docs/ablations.md).
                     long.learning_rate = 2e-3;
                 }
                 return Ok(long);
