@@ -68,6 +68,17 @@ fn bad_players_and_games_are_clear_errors() {
         &["cycle", "--game", "connect4", "--preset", "huge"],
         "unknown preset",
     );
+    // A mistyped solver directory is an error, not minutes of solving without the book.
+    let set = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/connect4/Test_L3_R1"
+    );
+    for (cmd, other) in [("arena", "random"), ("accuracy", set)] {
+        fails_with(
+            &[cmd, "solver", other, "--data", "/nonexistent/dir"],
+            "--data /nonexistent/dir: no such directory",
+        );
+    }
 }
 
 #[test]
@@ -353,8 +364,9 @@ fn accuracy_grades_players_against_the_solver_labels() {
 /// `zero accuracy` / `zero arena` call it names, checked against its target.
 #[test]
 fn strength_script_gathers_the_plain_commands_figures() {
-    // Run where the solver finds its opening book (data/connect4/, relative to the working
-    // directory), as from the repository: without it the solver's first moves take minutes.
+    // The solver's opening book in a directory of the test's own (the script's default is the
+    // clone's data/connect4, whose cache a test should not grow); the plain calls find it in
+    // data/connect4 under their working directory, as from the repository.
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data/connect4");
     std::fs::create_dir_all(&data).unwrap();
@@ -373,7 +385,8 @@ fn strength_script_gathers_the_plain_commands_figures() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/strength");
     let zero_bin = env!("CARGO_BIN_EXE_zero");
     let strength = |extra: &[&str]| {
-        let mut args = vec!["minimax:2", "--zero", zero_bin];
+        let solver_data = data.to_str().expect("a UTF-8 temporary path");
+        let mut args = vec!["minimax:2", "--zero", zero_bin, "--data", solver_data];
         args.extend_from_slice(extra);
         json(script, &args)
     };
@@ -430,6 +443,8 @@ fn strength_script_gathers_the_plain_commands_figures() {
     // Bad input: a clear error and a non-zero exit.
     assert_eq!(strength(&["--limit", "0"]).0, Some(2));
     assert_eq!(strength(&["--solver-seeds", "x"]).0, Some(2));
+    let (code, _) = json(script, &["--zero", zero_bin, "--data", "/nonexistent/dir"]);
+    assert_eq!(code, Some(1));
 }
 
 #[test]

@@ -46,7 +46,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.game != GameKind::Connect4 {
         bail!("accuracy needs solver-labelled positions, which exist for connect4 only");
     }
-    let ctx = args.net.context(Connect4::NAME);
+    let ctx = args.net.context(Connect4::NAME)?;
     // Every file is checked before any output, so a typo in the last one is not reported
     // after a table header (or minutes of grading).
     for file in &args.files {

@@ -66,7 +66,7 @@ impl<G: Game> Agent<G> for Narrated<G> {
 }
 
 fn run_for<G: Playable>(args: &Args) -> Result<()> {
-    let ctx = args.net.context(G::NAME);
+    let ctx = args.net.context(G::NAME)?;
     let mut opponent = Narrated {
         inner: args.against.build::<G>(&ctx)?,
     };

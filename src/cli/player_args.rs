@@ -1,9 +1,12 @@
 //! Arguments shared by the subcommands that build players (arena, play, grade, accuracy): how
-//! network players (`best`, `latest`, `model:`) search, and where `best` and `latest` live.
+//! network players (`best`, `latest`, `model:`) search, where `best` and `latest` live, and
+//! where the Connect Four solver keeps its opening book and cache.
 
 use std::path::PathBuf;
 
-use crate::players::BuildContext;
+use anyhow::{bail, Result};
+
+use crate::players::{BuildContext, DEFAULT_SOLVER_DIR};
 use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -22,17 +25,32 @@ pub struct PlayerArgs {
     /// Where `best` and `latest` are found.
     #[arg(long, default_value = "models")]
     pub models: PathBuf,
+    /// Where the Connect Four solver keeps its opening book and the cache of positions it
+    /// solved (`zero solve --data`) [default: data/connect4, used when it exists]. Without the
+    /// book the solver's first moves take minutes each.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
 }
 
 impl PlayerArgs {
     /// What building players of `game` needs from these arguments.
-    pub fn context(&self, game: &str) -> BuildContext {
-        BuildContext {
+    /// Fails on a `--data` directory that does not exist: a mistyped path must not silently
+    /// become minutes of solving without the book.
+    pub fn context(&self, game: &str) -> Result<BuildContext> {
+        let solver_dir = match &self.data {
+            Some(dir) if !dir.is_dir() => {
+                bail!("--data {}: no such directory", dir.display())
+            }
+            Some(dir) => dir.clone(),
+            None => PathBuf::from(DEFAULT_SOLVER_DIR),
+        };
+        Ok(BuildContext {
             models_dir: self.models.join(game),
             sims: self.sims,
             search: self.search,
             symmetries: self.symmetries,
+            solver_dir,
             ..BuildContext::default()
-        }
+        })
     }
 }
