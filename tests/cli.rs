@@ -700,6 +700,37 @@ fn a_policy_surprise_share_is_a_checked_setting_of_the_run() {
     fails_with(&args(&setup("0.25")), "policy_surprise_share");
 }
 
+/// `--reanalyse` is checked, kept in the run's settings, and reported by training; a resumed
+/// run refuses another number.
+#[test]
+fn reanalysis_is_a_checked_setting_of_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let run = |iterations: &'static str, n: &'static str| {
+        let mut v = vec!["cycle", "--iterations", iterations, "--preset", "tiny"];
+        v.extend(["--json", "--reanalyse", n]);
+        v.extend(["--models", &m, "--data", &d]);
+        v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    fails_with(&args(&run("0", "-3")), "'-3'");
+    fails_with(&args(&run("0", "many")), "--reanalyse");
+    let (code, out, err) = zero(&args(&run("2", "20")));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(saved_run(tmp.path())["reanalyse_positions"], 20);
+    let reanalysed: Vec<serde_json::Value> = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["stage"] == "train")
+        .map(|v| v["reanalysed"].clone())
+        .collect();
+    assert_eq!(reanalysed, [serde_json::json!(0), serde_json::json!(20)]);
+    fails_with(&args(&run("3", "10")), "reanalyse_positions");
+}
+
 /// `--playout-cap` is checked, then kept in the run's settings (and `off` is accepted).
 #[test]
 fn a_playout_cap_is_a_checked_setting_of_the_run() {

@@ -1168,6 +1168,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             value_target_mix: c.3,
             position_averaging: e.3,
             policy_surprise_share: c.1,
+            reanalyse_positions: b.3 / 2,
             board_loss_weight: c.3,
             eval_games: c.4,
             eval_sims: c.5,
@@ -1366,6 +1367,8 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
                 policy_loss: f.0,
                 value_loss: f.1,
                 board_loss: (iteration % 2 == 1).then_some(f.0),
+                reanalysed: (iteration % 3 == 1).then_some(steps),
+                reanalyse_seconds: (iteration % 3 == 1).then_some(f.2),
                 seconds: f.2,
             })
         });

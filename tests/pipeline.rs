@@ -550,3 +550,98 @@ fn random_opening_plies_spread_the_openings() {
         }
     }
 }
+
+/// Reanalysis (MuZero Reanalyse): the asked number of the window's older positions get the
+/// new network's search as their targets, the newest iteration's games stay as played, and
+/// the result does not depend on the number of threads.
+#[test]
+fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_count() {
+    use zero::alphazero::reanalyse::{candidates, reanalyse_window};
+    use zero::alphazero::selfplay::self_play;
+    use zero::alphazero::train::window_records;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.games = 20;
+    cfg.chunk_games = 10;
+    for iteration in [1, 2] {
+        self_play::<TicTacToe>(&cfg, tictactoe_net(&cfg), iteration, &data, false).unwrap();
+    }
+    let window = window_records::<TicTacToe>(&cfg, &data, 2).unwrap();
+    assert_eq!((window.records.len(), window.older), (40, 20));
+    let older = candidates(&window.records, window.older, 9).len();
+    assert!(older > 50, "{older}");
+    // Another network than self-play's, so that its searches differ.
+    let net = Net::new_seeded(
+        "tictactoe",
+        cfg.arch,
+        Shape::of::<TicTacToe>(),
+        default_device(),
+        8,
+    )
+    .unwrap();
+    cfg.reanalyse_positions = 30;
+    let mut runs = Vec::new();
+    for workers in [1, 2] {
+        cfg.workers = workers;
+        let mut records = window.records.clone();
+        let r = reanalyse_window::<TicTacToe>(&cfg, &net, &mut records, window.older, 5).unwrap();
+        assert_eq!(r.positions, 30);
+        runs.push(records);
+    }
+    assert!(
+        runs[0] == runs[1],
+        "two threads reanalysed otherwise than one"
+    );
+    let new = &runs[0];
+    assert_eq!(
+        new[20..],
+        window.records[20..],
+        "the newest games are as played"
+    );
+    let changed = (0..20)
+        .flat_map(|g| (0..window.records[g].moves.len()).map(move |p| (g, p)))
+        .filter(|&(g, p)| {
+            new[g].policies[p * 9..(p + 1) * 9] != window.records[g].policies[p * 9..(p + 1) * 9]
+        })
+        .count();
+    // Some searches agree with the old ones (a single legal move, a decided position).
+    assert!((10..=30).contains(&changed), "{changed} targets changed");
+    for r in new {
+        for p in 0..r.moves.len() {
+            let sum: f32 = r.policies[p * 9..(p + 1) * 9].iter().sum();
+            assert!((sum - 1.0).abs() < 1e-4, "{sum}");
+        }
+        assert_eq!(r.moves.len(), r.root_values.len());
+    }
+    // Asking for more than there are reanalyses them all.
+    cfg.reanalyse_positions = 1_000_000;
+    let mut records = window.records.clone();
+    let r = reanalyse_window::<TicTacToe>(&cfg, &net, &mut records, window.older, 5).unwrap();
+    assert_eq!(r.positions, older as u64);
+}
+
+/// A cycle that reanalyses says so in its training records: none to refresh in its first
+/// iteration, the asked number after.
+#[test]
+fn a_reanalysing_cycle_records_what_it_refreshed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.reanalyse_positions = 25;
+    run_cycle::<TicTacToe>(&cfg, &paths, 2, None, false, &mut |_| {}).unwrap();
+    let trained: Vec<(Option<u64>, bool)> = read_metrics(&paths.metrics())
+        .unwrap()
+        .iter()
+        .filter_map(|r| match r {
+            StageRecord::Train(t) => Some((
+                t.reanalysed,
+                t.reanalyse_seconds
+                    .is_some_and(|s| s >= 0.0 && s <= t.seconds),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(trained, [(Some(0), true), (Some(25), true)]);
+}

@@ -90,6 +90,12 @@ pub struct RunConfig {
     /// runs from before the setting.
     #[serde(default)]
     pub policy_surprise_share: f64,
+    /// Positions of the replay window's earlier iterations searched again before each
+    /// training stage with the network about to train, their policy targets and root values
+    /// replaced by the new search's (MuZero Reanalyse, [`super::reanalyse`]); 0 (off) in the
+    /// presets and in runs from before the setting.
+    #[serde(default)]
+    pub reanalyse_positions: u64,
     /// Weight of the final-board loss (mean squared error a cell) in the total, for a network
     /// with that head (`arch.board_head`); 1 in runs from before the setting.
     #[serde(default = "unit_weight")]
@@ -254,6 +260,7 @@ impl RunConfig {
             value_target_mix: 0.3,
             position_averaging: false,
             policy_surprise_share: 0.0,
+            reanalyse_positions: 0,
             board_loss_weight: 1.0,
             eval_games: 40,
             eval_sims: 64,

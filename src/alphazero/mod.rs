@@ -17,6 +17,7 @@ pub mod player;
 pub mod policy_player;
 pub mod policy_surprise;
 pub mod position_averaging;
+pub mod reanalyse;
 pub mod records;
 pub mod report;
 pub mod selfplay;

@@ -13,9 +13,10 @@ use super::eval_shards::evaluation_games;
 use super::paths::RunPaths;
 use super::player::StageNet;
 use super::policy_player::policy_agent;
+use super::reanalyse::reanalyse_window;
 use super::records::read_iteration;
 use super::selfplay::{self_play_shard, GameResults, SelfPlayStats};
-use super::train::{load_window, train, Checkpointing, TrainStats};
+use super::train::{train, window_records, window_samples, Checkpointing, TrainStats};
 use crate::agent::Agent;
 use crate::arena::grading::{grade, standard_set, GradeResult, GRADING};
 use crate::arena::{play_match, AgentFactory, MatchOptions, MatchResult};
@@ -107,7 +108,16 @@ pub fn stage_train<G: Game>(
     let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?
         .with_precision(cfg.precision);
     let trained_before = net.meta.iteration == iteration;
-    let samples = load_window::<G>(cfg, &paths.data, iteration)?;
+    let mut window = window_records::<G>(cfg, &paths.data, iteration)?;
+    // Before the threads go to training: the searches run as self-play's do.
+    let reanalysis = (cfg.reanalyse_positions > 0)
+        .then(|| {
+            let seed = streams::REANALYSIS.seed(cfg.seed, iteration as u64);
+            reanalyse_window::<G>(cfg, &net, &mut window.records, window.older, seed)
+        })
+        .transpose()?;
+    let samples = window_samples::<G>(cfg, &window.records);
+    drop(window);
     // Nothing else runs while the network trains: every core goes to libtorch.
     let _threads = TorchThreads::set(default_threads());
     tch::manual_seed(streams::TRAINING_TORCH.seed(cfg.seed, iteration as u64) as i64);
@@ -122,7 +132,7 @@ pub fn stage_train<G: Game>(
         learning_rate: cfg.learning_rate_of(iteration),
         ..cfg.clone()
     };
-    let stats = train::<G>(
+    let mut stats = train::<G>(
         &cfg_now,
         &mut net,
         &samples,
@@ -130,6 +140,7 @@ pub fn stage_train<G: Game>(
         Some(&checkpointing),
         progress,
     )?;
+    stats.reanalysis = reanalysis;
     // A process that saved this stage's network and died before the run moved on left
     // `latest` trained already (the checkpoint then made `train` a no-op): count it once.
     if !trained_before {

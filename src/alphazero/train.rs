@@ -16,6 +16,7 @@ use super::adam::Adam;
 use super::config::RunConfig;
 use super::policy_surprise::{relative_surprises, weigh_by_surprise};
 use super::position_averaging::average_duplicates;
+use super::reanalyse::Reanalysis;
 use super::records::{read_iteration, GameRecord};
 use crate::core::files::write_atomic;
 use crate::core::progress;
@@ -148,9 +149,30 @@ fn last_position<G: Game>(moves: &[u8]) -> G {
 
 /// Loads the replay window ending at `iteration`.
 pub fn load_window<G: Game>(cfg: &RunConfig, data_dir: &Path, iteration: u32) -> Result<Samples> {
+    let window = window_records::<G>(cfg, data_dir, iteration)?;
+    Ok(window_samples::<G>(cfg, &window.records))
+}
+
+/// The self-play games of a replay window, oldest first.
+pub struct WindowRecords {
+    pub records: Vec<GameRecord>,
+    /// How many of them come from iterations before the window's last.
+    pub older: usize,
+}
+
+/// Reads the games of the replay window ending at `iteration`.
+pub fn window_records<G: Game>(
+    cfg: &RunConfig,
+    data_dir: &Path,
+    iteration: u32,
+) -> Result<WindowRecords> {
     let first = iteration.saturating_sub(cfg.window.max(1) - 1).max(1);
     let mut records = Vec::new();
+    let mut older = 0;
     for i in first..=iteration {
+        if i == iteration {
+            older = records.len();
+        }
         records.extend(read_iteration(data_dir, G::NAME, G::NUM_ACTIONS, i)?);
     }
     if records.is_empty() {
@@ -159,15 +181,20 @@ pub fn load_window<G: Game>(cfg: &RunConfig, data_dir: &Path, iteration: u32) ->
             data_dir.display()
         );
     }
+    Ok(WindowRecords { records, older })
+}
+
+/// The training positions of a window's games, averaged and weighed as the run says.
+pub fn window_samples<G: Game>(cfg: &RunConfig, records: &[GameRecord]) -> Samples {
     let boards = cfg.arch.has_board_head();
-    let samples = samples_from::<G>(&records, cfg.value_target_mix, boards);
+    let samples = samples_from::<G>(records, cfg.value_target_mix, boards);
     let mut samples = if cfg.position_averaging {
         average_duplicates(&samples, G::input_size(), G::NUM_ACTIONS, G::cells())
     } else {
         samples
     };
     weigh_by_surprise(&mut samples, cfg.policy_surprise_share);
-    Ok(samples)
+    samples
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -179,6 +206,9 @@ pub struct TrainStats {
     /// The final-board loss (mean squared error a cell), for a network with that head.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub board_loss: Option<f64>,
+    /// The window's positions searched again before training ([`super::reanalyse`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reanalysis: Option<Reanalysis>,
     pub seconds: f64,
 }
 
@@ -665,6 +695,7 @@ pub fn train<G: Game>(
         policy_loss: at.policy_avg,
         value_loss: at.value_avg,
         board_loss: boards.then_some(at.board_avg),
+        reanalysis: None,
         seconds: started.elapsed().as_secs_f64(),
     })
 }

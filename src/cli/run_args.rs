@@ -46,6 +46,13 @@ pub struct RunArgs {
     /// The preset's (0) when not given; a setting of the run, fixed when it starts.
     #[arg(long, value_parser = parse_share, value_name = "SHARE")]
     pub policy_surprise: Option<f64>,
+    /// Reanalysis (MuZero Reanalyse): before each training stage, N positions drawn from the
+    /// replay window's earlier iterations are searched again with the network about to train,
+    /// as self-play searches a move, and train on the new search's policy and root value; 0
+    /// turns it off. Each costs about one self-play move. The preset's (0) when not given; a
+    /// setting of the run, fixed when it starts.
+    #[arg(long, value_name = "N")]
+    pub reanalyse: Option<u64>,
     /// Games played together and written as one file (a chunk) instead of the preset's: the
     /// unit of work a cluster spreads (more chunks, more nodes busy; fewer games in lockstep,
     /// smaller network batches). A setting of the run, fixed when it starts.
@@ -99,6 +106,9 @@ impl RunArgs {
         if let Some(share) = self.policy_surprise {
             cfg.policy_surprise_share = share;
         }
+        if let Some(n) = self.reanalyse {
+            cfg.reanalyse_positions = n;
+        }
         if let Some(n) = self.chunk_games {
             anyhow::ensure!(n > 0, "--chunk-games must be at least 1");
             cfg.chunk_games = n;
@@ -109,6 +119,7 @@ impl RunArgs {
             || self.search.is_some()
             || self.playout_cap.is_some()
             || self.policy_surprise.is_some()
+            || self.reanalyse.is_some()
             || self.chunk_games.is_some();
         let cfg = open_run(&paths, &cfg, explicit)?;
         Ok((paths, cfg, lock))

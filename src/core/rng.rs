@@ -47,6 +47,9 @@ pub mod streams {
     pub const TRAINING_TORCH: SeedStream = SeedStream::new(0);
     /// The mini-batches of the training stage of iteration `index`.
     pub const TRAINING_BATCHES: SeedStream = SeedStream::new(0x7a11);
+    /// The positions that the training stage of iteration `index` reanalyses, and their
+    /// searches.
+    pub const REANALYSIS: SeedStream = SeedStream::new(0x4ea1);
     /// The latest-against-best match of iteration `index`.
     pub const EVALUATION: SeedStream = SeedStream::new(0xe7a1);
     /// Best's match against the benchmark player in iteration `index`.
