@@ -967,3 +967,45 @@ fn the_long_preset_sets_up_the_cpu_run_with_four_root_moves() {
     assert_eq!(cfg["mcts"]["search"], "gumbel");
     assert_eq!(cfg["mcts"]["gumbel_considered"], 4);
 }
+
+/// `zero report`'s chart is titled with what the run was (game, preset, network, seed) and
+/// how far it got, not with the path it was drawn from; `--title` names it otherwise.
+#[test]
+fn a_report_chart_is_titled_with_the_run_not_its_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let cycle = [
+        "cycle",
+        "--iterations",
+        "1",
+        "--preset",
+        "tiny",
+        "--seed",
+        "3",
+    ];
+    let (code, _, err) = zero(&[&cycle[..], &["--models", &m, "--data", &d]].concat());
+    assert_eq!(code, 0, "{err}");
+    let svg_at = tmp.path().join("chart.svg").to_string_lossy().into_owned();
+    let (code, _, err) = zero(&["report", "--models", &m, "--svg", &svg_at]);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&svg_at).unwrap();
+    assert!(
+        svg.contains("zero: connect4, tiny preset (resnet 1x16")
+            && svg.contains("seed 3: 1 iteration in "),
+        "{svg}"
+    );
+    assert!(!svg.contains(&m), "the models path is in the title");
+    let (code, _, err) = zero(&[
+        "report",
+        "--models",
+        &m,
+        "--svg",
+        &svg_at,
+        "--title",
+        "a <b> run",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(&svg_at).unwrap();
+    assert!(svg.contains("a &lt;b&gt; run"), "{svg}");
+}

@@ -109,8 +109,9 @@ pub fn stage_train<G: Game>(
         .with_precision(cfg.precision);
     let trained_before = net.meta.iteration == iteration;
     let mut window = window_records::<G>(cfg, &paths.data, iteration)?;
-    // Before the threads go to training: the searches run as self-play's do.
-    let reanalysis = (cfg.reanalyse_positions > 0)
+    // Before the threads go to training: the searches run as self-play's do. Not for a
+    // network this stage trained already (training is then a no-op).
+    let reanalysis = (cfg.reanalyse_positions > 0 && !trained_before)
         .then(|| {
             let seed = streams::REANALYSIS.seed(cfg.seed, iteration as u64);
             reanalyse_window::<G>(cfg, &net, &mut window.records, window.older, seed)

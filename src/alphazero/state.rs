@@ -46,8 +46,8 @@ pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<Run
     match saved {
         Some(saved) if explicit && saved != *cfg => bail!(
             "{} holds a run with other settings ({}); resume it without the options that change \
-             them (--preset, --seed, --search, --playout-cap, --policy-surprise, --chunk-games, \
-             --benchmark), or use another --models/--data directory",
+             them (--preset, --seed, --search, --playout-cap, --policy-surprise, --reanalyse, \
+             --chunk-games, --benchmark), or use another --models/--data directory",
             paths.models.display(),
             differences(&saved, cfg).join("; ")
         ),

@@ -147,12 +147,6 @@ fn last_position<G: Game>(moves: &[u8]) -> G {
     pos
 }
 
-/// Loads the replay window ending at `iteration`.
-pub fn load_window<G: Game>(cfg: &RunConfig, data_dir: &Path, iteration: u32) -> Result<Samples> {
-    let window = window_records::<G>(cfg, data_dir, iteration)?;
-    Ok(window_samples::<G>(cfg, &window.records))
-}
-
 /// The self-play games of a replay window, oldest first.
 pub struct WindowRecords {
     pub records: Vec<GameRecord>,

@@ -6,9 +6,11 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::alphazero::chart::svg;
+use crate::alphazero::config::RunConfig;
 use crate::alphazero::metrics::{iteration_rows, read_metrics, IterationRow};
+use crate::alphazero::paths::RunPaths;
 use crate::alphazero::report::table;
-use crate::core::files::write_atomic;
+use crate::core::files::{read_json, write_atomic};
 use crate::games::GameKind;
 
 #[derive(clap::Args, Debug)]
@@ -21,6 +23,10 @@ pub struct Args {
     /// Where to write the chart (default: `<models>/<game>/report.svg`).
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// The chart's title (default: the game, the run's preset, network and seed, and the
+    /// iterations and minutes it ran).
+    #[arg(long)]
+    title: Option<String>,
     /// Print the rows as one JSON object.
     #[arg(long)]
     json: bool,
@@ -39,7 +45,11 @@ pub fn run(args: Args) -> Result<()> {
     let metrics = dir.join("metrics.jsonl");
     let rows = iteration_rows(&read_metrics(&metrics)?);
     let chart = args.svg.unwrap_or_else(|| dir.join("report.svg"));
-    let title = format!("zero: {} run in {}", args.game.name(), dir.display());
+    let paths = RunPaths::new(&args.models, &args.models, args.game.name());
+    let title = match args.title {
+        Some(t) => t,
+        None => default_title(args.game, &paths, &rows),
+    };
     write_atomic(&chart, svg(&rows, &title).as_bytes())?;
     if args.json {
         return super::print_json(&Report {
@@ -52,4 +62,22 @@ pub fn run(args: Args) -> Result<()> {
     print!("{}", table(&rows));
     println!("chart: {}", chart.display());
     Ok(())
+}
+
+/// What the run was, from its settings (`run.json`), and how far it got: a title that still
+/// means something once the chart is copied elsewhere (the models path it was drawn from
+/// does not). The settings are left out when they cannot be read: a chart is still drawn.
+fn default_title(game: GameKind, paths: &RunPaths, rows: &[IterationRow]) -> String {
+    let mut title = format!("zero: {}", game.name());
+    if let Ok(Some(cfg)) = read_json::<RunConfig>(&paths.config()) {
+        title += &format!(", {} preset ({}), seed {}", cfg.preset, cfg.arch, cfg.seed);
+    }
+    if let Some(last) = rows.last() {
+        let plural = if last.iteration == 1 { "" } else { "s" };
+        title += &format!(": {} iteration{plural}", last.iteration);
+        if let Some(m) = last.minutes {
+            title += &format!(" in {m:.1} min");
+        }
+    }
+    title
 }
