@@ -49,8 +49,8 @@ pub struct RunArgs {
     /// Reanalysis (MuZero Reanalyse): before each training stage, N positions drawn from the
     /// replay window's earlier iterations are searched again with the network about to train,
     /// as self-play searches a move, and train on the new search's policy and root value; 0
-    /// turns it off. Each costs about one self-play move. The preset's (0) when not given; a
-    /// setting of the run, fixed when it starts.
+    /// turns it off. Each costs a self-play move's search or more (no tree reuse). The
+    /// preset's (0) when not given; a setting of the run, fixed when it starts.
     #[arg(long, value_name = "N")]
     pub reanalyse: Option<u64>,
     /// Games played together and written as one file (a chunk) instead of the preset's: the
