@@ -585,7 +585,8 @@ fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_coun
     for workers in [1, 2] {
         cfg.workers = workers;
         let mut records = window.records.clone();
-        let r = reanalyse_window::<TicTacToe>(&cfg, &net, &mut records, window.older, 5).unwrap();
+        let r = reanalyse_window::<TicTacToe>(&cfg, &net, &mut records, window.older, 5, false)
+            .unwrap();
         assert_eq!(r.positions, 30);
         runs.push(records);
     }
@@ -617,7 +618,8 @@ fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_coun
     // Asking for more than there are reanalyses them all.
     cfg.reanalyse_positions = 1_000_000;
     let mut records = window.records.clone();
-    let r = reanalyse_window::<TicTacToe>(&cfg, &net, &mut records, window.older, 5).unwrap();
+    let r =
+        reanalyse_window::<TicTacToe>(&cfg, &net, &mut records, window.older, 5, false).unwrap();
     assert_eq!(r.positions, older as u64);
 }
 

@@ -22,6 +22,7 @@ use super::config::RunConfig;
 use super::net_evaluator::NetEvaluator;
 use super::policy_surprise::kl_divergence;
 use super::records::GameRecord;
+use crate::core::progress::{self, Task};
 use crate::core::rng::{item_seed, rng_from_seed, Rng64};
 use crate::core::threads::panic_message;
 use crate::games::Game;
@@ -95,13 +96,15 @@ fn position_at<G: Game>(record: &GameRecord, ply: usize) -> Option<G> {
 }
 
 /// Reanalyses `cfg.reanalyse_positions` positions of `records[..older]` with `net` and writes
-/// the new targets into the records. `seed` draws the positions and seeds their searches.
+/// the new targets into the records. `seed` draws the positions and seeds their searches;
+/// `progress` shows them as a task.
 pub fn reanalyse_window<G: Game>(
     cfg: &RunConfig,
     net: &Net,
     records: &mut [GameRecord],
     older: usize,
     seed: u64,
+    progress: bool,
 ) -> Result<Reanalysis> {
     let started = Instant::now();
     let a = G::NUM_ACTIONS;
@@ -114,7 +117,11 @@ pub fn reanalyse_window<G: Game>(
         .into_iter()
         .filter_map(|p| position_at::<G>(&records[p.record], p.ply).map(|pos| (p, pos)))
         .unzip();
-    let searched = search_in_parallel(cfg, net, &positions, seed)?;
+    let show = progress && !positions.is_empty();
+    let task = progress::task(positions.len() as u64, "positions", show);
+    task.set_message("reanalysis");
+    let searched = search_in_parallel(cfg, net, &positions, seed, &task)?;
+    drop(task);
     for (p, s) in plies.iter().zip(searched) {
         let r = &mut records[p.record];
         r.policies[p.ply * a..(p.ply + 1) * a].copy_from_slice(&s.policy);
@@ -140,6 +147,7 @@ fn search_in_parallel<G: Game>(
     net: &Net,
     positions: &[G],
     seed: u64,
+    task: &Task,
 ) -> Result<Vec<Searched>> {
     let threads = if net.device() == tch::Device::Cpu {
         cfg.workers.max(1)
@@ -163,7 +171,7 @@ fn search_in_parallel<G: Game>(
                 let first = (k * part) as u64;
                 scope.spawn(move || {
                     let mut eval = NetEvaluator::new(n);
-                    search_positions(cfg, &mut eval, chunk, first, seed)
+                    search_positions(cfg, &mut eval, chunk, first, seed, task)
                 })
             })
             .collect();
@@ -189,13 +197,14 @@ fn search_in_parallel<G: Game>(
 /// Searches each of `positions` as self-play searches a move in full (`cfg.sims`, the root
 /// noised, `cfg.mcts`), `cfg.parallel_games` trees in lockstep so that the network sees full
 /// batches. Position `k` is the window's `first + k`-th drawn, whose search draws from a
-/// generator seeded by it.
+/// generator seeded by it. Each group done advances `task`.
 pub fn search_positions<G: Game, E: LeafEvaluator<G>>(
     cfg: &RunConfig,
     eval: &mut E,
     positions: &[G],
     first: u64,
     seed: u64,
+    task: &Task,
 ) -> Result<Vec<Searched>> {
     let mut out = Vec::with_capacity(positions.len());
     let group = cfg.parallel_games.max(1);
@@ -211,6 +220,7 @@ pub fn search_positions<G: Game, E: LeafEvaluator<G>>(
             })
             .collect();
         search_lockstep(&mut trees, cfg.sims, eval)?;
+        task.inc(trees.len() as u64);
         out.extend(trees.iter().map(|(t, _)| {
             let policy = t.policy();
             Searched {
@@ -314,7 +324,9 @@ mod tests {
         // The first player to move wins at once in column 4; the search sees it.
         let win = Connect4::parse_position("414141").unwrap();
         let quiet = Connect4::new();
-        let s = search_positions(&cfg, &mut UniformEvaluator, &[win, quiet], 0, 3).unwrap();
+        let silent = progress::task(2, "positions", false);
+        let s =
+            search_positions(&cfg, &mut UniformEvaluator, &[win, quiet], 0, 3, &silent).unwrap();
         assert_eq!(s.len(), 2);
         for x in &s {
             assert!((x.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
@@ -324,7 +336,7 @@ mod tests {
         assert_eq!(s[0].root_value, 1.0);
         assert!(s[0].surprise > 0.0);
         // The same seeds, the same searches, whichever group a position falls in.
-        let again = search_positions(&cfg, &mut UniformEvaluator, &[quiet], 1, 3).unwrap();
+        let again = search_positions(&cfg, &mut UniformEvaluator, &[quiet], 1, 3, &silent).unwrap();
         assert_eq!(again[0], s[1]);
     }
 

@@ -114,7 +114,8 @@ pub fn stage_train<G: Game>(
     let reanalysis = (cfg.reanalyse_positions > 0 && !trained_before)
         .then(|| {
             let seed = streams::REANALYSIS.seed(cfg.seed, iteration as u64);
-            reanalyse_window::<G>(cfg, &net, &mut window.records, window.older, seed)
+            let records = &mut window.records;
+            reanalyse_window::<G>(cfg, &net, records, window.older, seed, progress)
         })
         .transpose()?;
     let samples = window_samples::<G>(cfg, &window.records);
