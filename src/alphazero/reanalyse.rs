@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use rand::Rng;
 use serde::Serialize;
 
@@ -24,7 +24,7 @@ use super::policy_surprise::kl_divergence;
 use super::records::GameRecord;
 use crate::core::progress::{self, Task};
 use crate::core::rng::{item_seed, rng_from_seed, Rng64};
-use crate::core::threads::panic_message;
+use crate::core::threads::joined;
 use crate::games::Game;
 use crate::nn::{InferenceNet, Net};
 use crate::search::mcts::{Leaf, LeafEvaluator, Selection, Tree};
@@ -177,14 +177,7 @@ fn search_in_parallel<G: Game>(
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|p| {
-                    Err(anyhow!(
-                        "a reanalysis thread panicked: {}",
-                        panic_message(p.as_ref())
-                    ))
-                })
-            })
+            .map(|h| joined(h, "a reanalysis thread"))
             .collect()
     });
     let mut all = Vec::with_capacity(positions.len());

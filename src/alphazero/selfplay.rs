@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use crossbeam_channel::{unbounded, Receiver, Sender};
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +24,7 @@ use super::net_evaluator::NetEvaluator;
 use super::records::{finished_games, write_chunk, GameRecord};
 use super::worker::run_worker;
 use crate::core::progress::{self, Task};
-use crate::core::threads::panic_message;
+use crate::core::threads::joined;
 use crate::games::Game;
 use crate::nn::{Evaluator, InferenceNet, InferenceServer, InferenceStats, Metered, Net};
 
@@ -287,14 +287,7 @@ impl ChunkRun<'_> {
             let written = write_chunks::<G>(&rx, self);
             let joined: Vec<Result<(SelfPlayStats, E)>> = handles
                 .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|p| {
-                        Err(anyhow!(
-                            "a self-play worker panicked: {}",
-                            panic_message(p.as_ref())
-                        ))
-                    })
-                })
+                .map(|h| joined(h, "a self-play worker"))
                 .collect();
             (written, joined)
         });

@@ -41,11 +41,11 @@ struct Report {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let dir = args.models.join(args.game.name());
-    let metrics = dir.join("metrics.jsonl");
-    let rows = iteration_rows(&read_metrics(&metrics)?);
-    let chart = args.svg.unwrap_or_else(|| dir.join("report.svg"));
+    // The report reads the run's models folder only (its settings and metrics), no records.
     let paths = RunPaths::new(&args.models, &args.models, args.game.name());
+    let metrics = paths.metrics();
+    let rows = iteration_rows(&read_metrics(&metrics)?);
+    let chart = args.svg.unwrap_or_else(|| paths.models.join("report.svg"));
     let title = match args.title {
         Some(t) => t,
         None => default_title(args.game, &paths, &rows),

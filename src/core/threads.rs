@@ -27,3 +27,17 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         "(no message)".to_string()
     }
 }
+
+/// A scoped thread's result, a panic in it turned into an error saying that `who` (e.g. "a
+/// self-play worker") panicked and with what message.
+pub fn joined<T>(
+    handle: std::thread::ScopedJoinHandle<'_, anyhow::Result<T>>,
+    who: &str,
+) -> anyhow::Result<T> {
+    handle.join().unwrap_or_else(|p| {
+        Err(anyhow::anyhow!(
+            "{who} panicked: {}",
+            panic_message(p.as_ref())
+        ))
+    })
+}
