@@ -23,7 +23,7 @@ use super::net_evaluator::NetEvaluator;
 use super::policy_surprise::kl_divergence;
 use super::records::GameRecord;
 use crate::core::progress::{self, Task};
-use crate::core::rng::{item_seed, rng_from_seed, Rng64};
+use crate::core::rng::{item_seed, rng_from_seed, streams, Rng64};
 use crate::core::threads::joined;
 use crate::games::Game;
 use crate::nn::{InferenceNet, Net};
@@ -95,18 +95,20 @@ fn position_at<G: Game>(record: &GameRecord, ply: usize) -> Option<G> {
     (pos.outcome().is_none()).then_some(pos)
 }
 
-/// Reanalyses `cfg.reanalyse_positions` positions of `records[..older]` with `net` and writes
-/// the new targets into the records. `seed` draws the positions and seeds their searches;
+/// Reanalyses `cfg.reanalyse_positions` positions of `records[..older]` with `net` before
+/// iteration `iteration`'s training and writes the new targets into the records. The run's
+/// reanalysis seed stream for that iteration draws the positions and seeds their searches;
 /// `progress` shows them as a task.
 pub fn reanalyse_window<G: Game>(
     cfg: &RunConfig,
     net: &Net,
     records: &mut [GameRecord],
     older: usize,
-    seed: u64,
+    iteration: u32,
     progress: bool,
 ) -> Result<Reanalysis> {
     let started = Instant::now();
+    let seed = streams::REANALYSIS.seed(cfg.seed, iteration as u64);
     let a = G::NUM_ACTIONS;
     let picked = draw(
         candidates(records, older, a),
@@ -119,7 +121,7 @@ pub fn reanalyse_window<G: Game>(
         .unzip();
     let show = progress && !positions.is_empty();
     let task = progress::task(positions.len() as u64, "positions", show);
-    task.set_message("reanalysis");
+    task.set_message(format!("reanalysis, iteration {iteration}"));
     let searched = search_in_parallel(cfg, net, &positions, seed, &task)?;
     drop(task);
     for (p, s) in plies.iter().zip(searched) {

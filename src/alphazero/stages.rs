@@ -113,9 +113,8 @@ pub fn stage_train<G: Game>(
     // network this stage trained already (training is then a no-op).
     let reanalysis = (cfg.reanalyse_positions > 0 && !trained_before)
         .then(|| {
-            let seed = streams::REANALYSIS.seed(cfg.seed, iteration as u64);
             let records = &mut window.records;
-            reanalyse_window::<G>(cfg, &net, records, window.older, seed, progress)
+            reanalyse_window::<G>(cfg, &net, records, window.older, iteration, progress)
         })
         .transpose()?;
     let samples = window_samples::<G>(cfg, &window.records);
