@@ -497,6 +497,7 @@ fn evalset_writes_a_set_the_grading_reads() {
         outcome: 0,
         trains_from: 0,
         surprises: Vec::new(),
+        random_plies: 0,
     };
     zero::alphazero::records::write_chunk(&data, "connect4", 1, &[0], &[game]).unwrap();
     let out = dir.path().join("set.txt");

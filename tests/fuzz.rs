@@ -1147,6 +1147,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             temperature_plies: b.1,
             random_opening_plies: b.1 / 2,
             random_opening_share: c.3 as f64,
+            random_opening_search_value: !e.3,
             fork_share: d.0,
             fork_plies: b.1 / 3,
             mcts: b.2,
@@ -1498,6 +1499,7 @@ fn game_record() -> impl Strategy<Value = GameRecord> {
                 0 => (0..plies).map(|i| ((i as u32 ^ salt) % 5) as f32).collect(),
                 _ => Vec::new(),
             },
+            random_plies: salt % 5,
         }
     })
 }

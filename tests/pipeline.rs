@@ -499,6 +499,8 @@ fn forked_games_leave_the_main_line_once_and_train_after_it() {
     assert_eq!(games.len(), 40);
     // Tic-tac-toe lasts at least 5 plies: every game reached its fork.
     assert!(games.iter().all(|g| (1..=4).contains(&g.trains_from)));
+    // And a forked game has no random opening, whatever the run's random plies.
+    assert!(games.iter().all(|g| g.random_plies == 0));
     // Without noise and temperature the searched move is one of the most visited (ties are
     // broken at random); the fork's is another, which shows where one move was the most.
     let (mut forks, mut clear_forks) = (std::collections::HashSet::new(), 0);
@@ -531,7 +533,8 @@ fn forked_games_leave_the_main_line_once_and_train_after_it() {
 
 /// Random opening plies: the first plies of self-play are drawn uniformly from the legal moves
 /// (nearly every first move and two-move opening of tic-tac-toe shows up in 60 games), and
-/// their positions keep the search's policy as their target.
+/// their positions keep the search's policy as their target. Each record says how many plies
+/// it opened with at random, for its value targets.
 #[test]
 fn random_opening_plies_spread_the_openings() {
     use std::collections::HashSet;
@@ -543,6 +546,7 @@ fn random_opening_plies_spread_the_openings() {
     // 60 uniform draws: 9 first moves and about 43 of the 81 openings expected.
     assert!(firsts.len() >= 8, "first moves {firsts:?}");
     assert!(openings.len() >= 30, "{} openings", openings.len());
+    assert!(games.iter().all(|g| g.random_plies == 2));
     for g in &games {
         for p in g.policies.chunks(9) {
             let total: f32 = p.iter().sum();

@@ -44,6 +44,11 @@ pub struct RunConfig {
     /// game's seed); the others start from the empty board. 1 in runs from before the setting.
     #[serde(default = "every_game")]
     pub random_opening_share: f64,
+    /// Positions before a game's last random opening ply learn the search's root value alone
+    /// as their value target, not the result of a game that went on at random; off in runs
+    /// from before the setting.
+    #[serde(default)]
+    pub random_opening_search_value: bool,
     /// The share of self-play games forked from their own main line (KataGo's side
     /// positions), chosen from each game's seed: such a game opens with no random plies,
     /// plays its searched moves up to a ply drawn from its seed below `fork_plies`, there
@@ -241,6 +246,7 @@ impl RunConfig {
             temperature_plies: 8,
             random_opening_plies: 0,
             random_opening_share: 1.0,
+            random_opening_search_value: false,
             fork_share: 0.0,
             fork_plies: 0,
             playout_cap: None,

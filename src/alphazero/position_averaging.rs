@@ -132,6 +132,7 @@ mod tests {
             outcome,
             trains_from: 0,
             surprises: Vec::new(),
+            random_plies: 0,
         }
     }
 

@@ -285,6 +285,7 @@ mod tests {
             outcome: 0,
             trains_from,
             surprises: vec![0.0; moves.len()],
+            random_plies: 0,
         }
     }
 

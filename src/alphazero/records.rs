@@ -16,11 +16,18 @@ use crate::core::files::{ensure, write_atomic, Format};
 
 /// The self-play chunk: version 2 puts the chunk inside the checked header of [`Format`];
 /// version 3 adds each game's [`GameRecord::trains_from`], version 4 its
-/// [`GameRecord::surprises`].
+/// [`GameRecord::surprises`], version 5 its [`GameRecord::random_plies`].
 const CHUNK: Format = Format {
     kind: "selfplay-chunk",
-    version: 4,
+    version: 5,
     remedy: "delete it: its games are played again on the next run",
+};
+
+/// Chunks of runs from before the random-ply count, still read (as games without a random
+/// opening: their positions learn the game's result, as they did).
+const CHUNK_V4: Format = Format {
+    version: 4,
+    ..CHUNK
 };
 
 /// Chunks of runs from before policy surprises, still read (their positions weigh the same).
@@ -54,6 +61,35 @@ pub struct GameRecord {
     /// from the root's prior to the policy target ([`super::policy_surprise`]; 0 where the
     /// ply has no target). Empty in records from before it.
     pub surprises: Vec<f32>,
+    /// The plies this game opened with uniformly at random
+    /// ([`super::config::RunConfig::random_opening_plies`]): the positions before them saw
+    /// the game go on at random. 0 in records from before it.
+    pub random_plies: u32,
+}
+
+/// A game of a version 4 chunk.
+#[derive(Serialize, Deserialize)]
+struct GameRecordV4 {
+    moves: Vec<u8>,
+    policies: Vec<f32>,
+    root_values: Vec<f32>,
+    outcome: i8,
+    trains_from: u32,
+    surprises: Vec<f32>,
+}
+
+impl From<GameRecordV4> for GameRecord {
+    fn from(r: GameRecordV4) -> GameRecord {
+        GameRecord {
+            moves: r.moves,
+            policies: r.policies,
+            root_values: r.root_values,
+            outcome: r.outcome,
+            trains_from: r.trains_from,
+            surprises: r.surprises,
+            random_plies: 0,
+        }
+    }
 }
 
 /// A game of a version 3 chunk.
@@ -75,6 +111,7 @@ impl From<GameRecordV3> for GameRecord {
             outcome: r.outcome,
             trains_from: r.trains_from,
             surprises: Vec::new(),
+            random_plies: 0,
         }
     }
 }
@@ -97,6 +134,7 @@ impl From<GameRecordV2> for GameRecord {
             outcome: r.outcome,
             trains_from: 0,
             surprises: Vec::new(),
+            random_plies: 0,
         }
     }
 }
@@ -110,6 +148,7 @@ struct OldChunk<R> {
     records: Vec<R>,
 }
 
+type ChunkV4 = OldChunk<GameRecordV4>;
 type ChunkV3 = OldChunk<GameRecordV3>;
 type ChunkV2 = OldChunk<GameRecordV2>;
 
@@ -220,6 +259,20 @@ fn read_chunk(path: &Path, game: &str, actions: usize, iteration: u32) -> Result
     chunk_from_bytes(path, &bytes, game, actions, iteration)
 }
 
+/// A chunk of an older version, if the bytes are one.
+fn old_chunk(path: &Path, bytes: &[u8]) -> Option<Chunk> {
+    if let Ok(old) = CHUNK_V4.decode_value::<ChunkV4>(path, bytes) {
+        return Some(old.into());
+    }
+    if let Ok(old) = CHUNK_V3.decode_value::<ChunkV3>(path, bytes) {
+        return Some(old.into());
+    }
+    CHUNK_V2
+        .decode_value::<ChunkV2>(path, bytes)
+        .ok()
+        .map(Into::into)
+}
+
 /// [`read_chunk`] of a file's bytes.
 fn chunk_from_bytes(
     path: &Path,
@@ -230,14 +283,8 @@ fn chunk_from_bytes(
 ) -> Result<Chunk> {
     let chunk: Chunk = match CHUNK.decode_value(path, bytes) {
         Ok(chunk) => chunk,
-        Err(e) => match CHUNK_V3.decode_value::<ChunkV3>(path, bytes) {
-            Ok(old) => old.into(),
-            Err(_) => match CHUNK_V2.decode_value::<ChunkV2>(path, bytes) {
-                Ok(old) => old.into(),
-                // The error of the version this program writes says what is wrong.
-                Err(_) => return Err(e),
-            },
-        },
+        // The error of the version this program writes says what is wrong.
+        Err(e) => old_chunk(path, bytes).ok_or(e)?,
     };
     let check = |condition: bool, problem: &str| ensure(&CHUNK, path, condition, problem);
     if chunk.game != game {
@@ -370,6 +417,7 @@ mod tests {
             outcome: 0,
             trains_from: 0,
             surprises: vec![0.25; plies],
+            random_plies: 2,
         }
     }
 
@@ -413,6 +461,7 @@ mod tests {
         let dir = dir.path();
         let r = GameRecord {
             surprises: Vec::new(),
+            random_plies: 0,
             ..record(3, 7)
         };
         let old = ChunkV2 {
@@ -449,6 +498,7 @@ mod tests {
         let r = GameRecord {
             trains_from: 1,
             surprises: Vec::new(),
+            random_plies: 0,
             ..record(3, 7)
         };
         let old = ChunkV3 {
@@ -464,6 +514,36 @@ mod tests {
             }],
         };
         CHUNK_V3
+            .save(&iteration_dir(dir, 1).join("chunk-000002.bin"), &old)
+            .unwrap();
+        let new = record(2, 7);
+        write_chunk(dir, "connect4", 1, &[0], std::slice::from_ref(&new)).unwrap();
+        assert_eq!(read_iteration(dir, "connect4", 7, 1).unwrap(), [new, r]);
+    }
+
+    #[test]
+    fn chunks_of_version_4_are_read_without_a_random_opening() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let r = GameRecord {
+            trains_from: 1,
+            random_plies: 0,
+            ..record(3, 7)
+        };
+        let old = ChunkV4 {
+            game: "connect4".into(),
+            iteration: 1,
+            indices: vec![2],
+            records: vec![GameRecordV4 {
+                moves: r.moves.clone(),
+                policies: r.policies.clone(),
+                root_values: r.root_values.clone(),
+                outcome: r.outcome,
+                trains_from: r.trains_from,
+                surprises: r.surprises.clone(),
+            }],
+        };
+        CHUNK_V4
             .save(&iteration_dir(dir, 1).join("chunk-000002.bin"), &old)
             .unwrap();
         let new = record(2, 7);

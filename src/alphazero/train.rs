@@ -80,12 +80,33 @@ impl Samples {
     }
 }
 
-/// Replays records into training positions. The value target mixes the game's result with
-/// the search's root value (`mix` of the latter), both from the mover's view. With `boards`,
-/// each position also gets its game's final board as seen by its mover. A record's plies
-/// before its `trains_from` are replayed, not trained on. Each position's surprise is taken
-/// relative to its game's ([`relative_surprises`]).
+/// What a training position's value target is.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ValueTarget {
+    /// Weight of the search's root value; the rest is the game's result.
+    pub mix: f32,
+    /// The root value alone before a game's last random opening ply
+    /// ([`super::config::RunConfig::random_opening_search_value`]).
+    pub search_in_random_opening: bool,
+}
+
+/// [`samples_with`] the value target `mix` of root value and result everywhere.
 pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> Samples {
+    let target = ValueTarget {
+        mix,
+        search_in_random_opening: false,
+    };
+    samples_with::<G>(records, target, boards)
+}
+
+/// Replays records into training positions. The value target mixes the game's result with
+/// the search's root value (`target.mix` of the latter), both from the mover's view; before
+/// a game's last random opening ply it can be the root value alone, since the result is then
+/// that of a game that went on at random. With `boards`, each position also gets its game's
+/// final board as seen by its mover. A record's plies before its `trains_from` are replayed,
+/// not trained on. Each position's surprise is taken relative to its game's
+/// ([`relative_surprises`]).
+pub fn samples_with<G: Game>(records: &[GameRecord], target: ValueTarget, boards: bool) -> Samples {
     let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
     let mut s = Samples::default();
     for r in records {
@@ -112,6 +133,11 @@ pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> 
                 -(r.outcome as f32)
             };
             let q = r.root_values.get(ply).copied().unwrap_or(z);
+            let random_after = (ply as u32) < r.random_plies;
+            let mix = match target.search_in_random_opening && random_after {
+                true => 1.0,
+                false => target.mix,
+            };
             s.values.push((1.0 - mix) * z + mix * q);
             if let Some(end) = &end {
                 let at = s.boards.len();
@@ -181,7 +207,11 @@ pub fn window_records<G: Game>(
 /// The training positions of a window's games, averaged and weighed as the run says.
 pub fn window_samples<G: Game>(cfg: &RunConfig, records: &[GameRecord]) -> Samples {
     let boards = cfg.arch.has_board_head();
-    let samples = samples_from::<G>(records, cfg.value_target_mix, boards);
+    let target = ValueTarget {
+        mix: cfg.value_target_mix,
+        search_in_random_opening: cfg.random_opening_search_value,
+    };
+    let samples = samples_with::<G>(records, target, boards);
     let mut samples = if cfg.position_averaging {
         average_duplicates(&samples, G::input_size(), G::NUM_ACTIONS, G::cells())
     } else {
@@ -780,6 +810,7 @@ mod tests {
             outcome,
             trains_from: 0,
             surprises: Vec::new(),
+            random_plies: 0,
         }
     }
 
@@ -829,6 +860,39 @@ mod tests {
         // A record stops at its first illegal move.
         let broken = record(&[4, 4, 0], 0, &[]);
         assert_eq!(samples_from::<TicTacToe>(&[broken], 0.5, false).len(), 1);
+    }
+
+    #[test]
+    fn positions_before_the_last_random_ply_can_learn_the_root_value_alone() {
+        // X takes the top row after two random plies.
+        let x_wins = GameRecord {
+            random_plies: 2,
+            ..record(&[0, 3, 1, 4, 2], 1, &[0.5, -0.2, 0.1, 0.3, 0.9])
+        };
+        let mixed = |z: f32, q: f32| 0.75 * z + 0.25 * q;
+        let everywhere = [
+            mixed(1.0, 0.5),
+            mixed(-1.0, -0.2),
+            mixed(1.0, 0.1),
+            mixed(-1.0, 0.3),
+            mixed(1.0, 0.9),
+        ];
+        let records = std::slice::from_ref(&x_wins);
+        // Off: the record's random plies change nothing.
+        let s = samples_from::<TicTacToe>(records, 0.25, false);
+        assert_eq!(s.values, everywhere);
+        let target = ValueTarget {
+            mix: 0.25,
+            search_in_random_opening: true,
+        };
+        let s = samples_with::<TicTacToe>(records, target, false);
+        assert_eq!(s.values[..2], [0.5, -0.2]);
+        assert_eq!(s.values[2..], everywhere[2..]);
+        // Policies are trained from every ply all the same.
+        assert_eq!(
+            s.policies,
+            samples_from::<TicTacToe>(records, 0.0, false).policies
+        );
     }
 
     #[test]

@@ -169,6 +169,7 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             },
             fork_ply,
         };
+        slot.record.random_plies = slot.random_plies;
         slot.plan_search(self.cfg);
         slot
     }

@@ -411,6 +411,7 @@ fn random_game_samples<G: Game>(games: usize, seed: u64, boards: bool) -> Sample
                 outcome: outcome as i8,
                 trains_from: 0,
                 surprises: Vec::new(),
+                random_plies: 0,
             }
         })
         .collect();
