@@ -45,8 +45,9 @@ pub struct RunConfig {
     #[serde(default = "every_game")]
     pub random_opening_share: f64,
     /// Positions before a game's last random opening ply learn the search's root value alone
-    /// as their value target, not the result of a game that went on at random; off in runs
-    /// from before the setting.
+    /// as their value target, not the result of a game that went on at random; off in the
+    /// presets (ahead on the evaluation set for one seed of two, level on Pons' hard sets:
+    /// docs/ablations.md) and in runs from before the setting.
     #[serde(default)]
     pub random_opening_search_value: bool,
     /// The share of self-play games forked from their own main line (KataGo's side
