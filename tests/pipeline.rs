@@ -531,6 +531,31 @@ fn forked_games_leave_the_main_line_once_and_train_after_it() {
     assert_eq!(samples.len(), after);
 }
 
+/// Root noise only in a game's first plies (`root_noise_plies`): past them every move is the
+/// noise-free search's, so games that open with the same move nearly all play the same game
+/// (not quite all: a search's tree also depends on which positions the worker's cache holds
+/// already); with noise on every move nearly every game differs.
+#[test]
+fn root_noise_stops_after_its_plies() {
+    use std::collections::HashSet;
+    use zero::search::mcts::SearchKind;
+    // The first moves, and the distinct games, of 40 games.
+    let spread = |noise_plies: Option<u32>| {
+        let games = tictactoe_self_play(40, |cfg| {
+            cfg.mcts.search = SearchKind::Gumbel;
+            cfg.mcts.gumbel_scale = 1.0;
+            cfg.root_noise_plies = noise_plies;
+        });
+        let firsts: HashSet<u8> = games.iter().map(|g| g.moves[0]).collect();
+        let distinct: HashSet<Vec<u8>> = games.into_iter().map(|g| g.moves).collect();
+        (firsts.len(), distinct.len())
+    };
+    let (first_moves, games) = spread(Some(1));
+    let (all_first_moves, all_games) = spread(None);
+    assert!(first_moves >= 5 && all_first_moves >= 5);
+    assert!(all_games >= 3 * games, "{all_games} against {games}");
+}
+
 /// Random opening plies: the first plies of self-play are drawn uniformly from the legal moves
 /// (nearly every first move and two-move opening of tic-tac-toe shows up in 60 games), and
 /// their positions keep the search's policy as their target. Each record says how many plies

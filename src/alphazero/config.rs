@@ -61,6 +61,13 @@ pub struct RunConfig {
     /// Forks happen at plies 0 to `fork_plies - 1`.
     #[serde(default)]
     pub fork_plies: u32,
+    /// Self-play's searches noise their root (Gumbel's noise, or PUCT's Dirichlet) only in a
+    /// game's first `root_noise_plies` plies; later moves are the noise-free search's choice,
+    /// so that a position's value target is the result of the network's best play rather than
+    /// of moves sampled to the end of the game. Absent (every full search noised) in the
+    /// presets and in runs from before the setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_noise_plies: Option<u32>,
     pub mcts: MctsConfig,
     /// What the network computes in, in self-play, training and evaluation
     /// ([`Precision`]: the weights are 32-bit floats either way); f32 in runs from before
@@ -250,6 +257,7 @@ impl RunConfig {
             random_opening_search_value: false,
             fork_share: 0.0,
             fork_plies: 0,
+            root_noise_plies: None,
             playout_cap: None,
             precision: Precision::F32,
             mcts: MctsConfig {

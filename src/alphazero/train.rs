@@ -81,7 +81,7 @@ impl Samples {
 }
 
 /// What a training position's value target is.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct ValueTarget {
     /// Weight of the search's root value; the rest is the game's result.
     pub mix: f32,

@@ -48,6 +48,9 @@ struct Slot<G: Game> {
     /// policy target) rather than a playout cap's cheap one.
     sims: u32,
     full: bool,
+    /// Whether the current move's search noises its root: a full search within the run's
+    /// `root_noise_plies`.
+    noised: bool,
     /// The plies this game opens with at random.
     random_plies: u32,
     /// The ply at which this game leaves its main line, if it is a forked one.
@@ -63,12 +66,15 @@ impl<G: Game> Slot<G> {
             Some(cap) if self.rng.random::<f64>() < cap.full_fraction => (cfg.sims, true),
             Some(cap) => (cap.fast_sims.max(1), false),
         };
+        let ply = self.tree.root_pos().ply() as u32;
+        self.noised = self.full && cfg.root_noise_plies.is_none_or(|n| ply < n);
         self.tree.set_budget(self.sims);
     }
 
-    /// Noise goes into full searches only: a cheap search plays as well as it can.
+    /// Noise goes into full searches within the noised plies only: a cheap search, and every
+    /// search past those plies, plays as well as it can.
     fn noise_root(&mut self) {
-        if self.full {
+        if self.noised {
             self.tree.noise_root_once(&mut self.rng);
         }
     }
@@ -161,6 +167,7 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             record: GameRecord::default(),
             sims: self.cfg.sims,
             full: true,
+            noised: true,
             // A forked game leaves the main line: it does not open at random.
             random_plies: if fork_ply.is_some() {
                 0
