@@ -65,7 +65,8 @@ pub struct RunConfig {
     /// game's first `root_noise_plies` plies; later moves are the noise-free search's choice,
     /// so that a position's value target is the result of the network's best play rather than
     /// of moves sampled to the end of the game. Absent (every full search noised) in the
-    /// presets and in runs from before the setting.
+    /// presets and in runs from before the setting: with 8, two seeds were level or behind
+    /// on the evaluation set and behind on Pons' sets at 15 iterations (docs/ablations.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub root_noise_plies: Option<u32>,
     pub mcts: MctsConfig,
