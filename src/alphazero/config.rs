@@ -89,6 +89,11 @@ pub struct RunConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub learning_rate_drops: Vec<LearningRateDrop>,
     pub weight_decay: f64,
+    /// Weight decay decoupled from the gradient (AdamW: each step scales every weight by
+    /// `1 - learning_rate * weight_decay`) instead of added to it as L2 (Adam's `weight_decay
+    /// * w`); off in the presets and in runs from before the setting.
+    #[serde(default)]
+    pub decoupled_weight_decay: bool,
     /// Iterations of self-play kept in the replay window.
     pub window: u32,
     /// Weight of the search's root value in the value target (the rest is the game result).
@@ -114,6 +119,10 @@ pub struct RunConfig {
     /// with that head (`arch.board_head`); 1 in runs from before the setting.
     #[serde(default = "unit_weight")]
     pub board_loss_weight: f32,
+    /// Times the value loss counts in the total training loss (the policy's counts once); 1
+    /// in the presets and in runs from before the setting.
+    #[serde(default = "unit_weight")]
+    pub value_loss_weight: f32,
     /// Evaluation games of latest against best per iteration.
     pub eval_games: u64,
     pub eval_sims: u32,
@@ -272,12 +281,14 @@ impl RunConfig {
             learning_rate: 2e-3,
             learning_rate_drops: Vec::new(),
             weight_decay: 1e-4,
+            decoupled_weight_decay: false,
             window: 4,
             value_target_mix: 0.3,
             position_averaging: false,
             policy_surprise_share: 0.0,
             reanalyse_positions: 0,
             board_loss_weight: 1.0,
+            value_loss_weight: 1.0,
             eval_games: 40,
             eval_sims: 64,
             promote_threshold: 0.55,
@@ -566,6 +577,8 @@ impl RunConfig {
         within("value_target_mix", mix, unit(mix), "from 0 to 1");
         let board = self.board_loss_weight as f64;
         within("board_loss_weight", board, board >= 0.0, "0 or more");
+        let value = self.value_loss_weight as f64;
+        within("value_loss_weight", value, value > 0.0, "above 0");
         let gate = self.promote_threshold;
         within("promote_threshold", gate, unit(gate), "from 0 to 1");
         let share = self.random_opening_share;

@@ -12,7 +12,7 @@ use rand::Rng;
 use serde::Serialize;
 use tch::{Kind, Reduction, TchError, Tensor};
 
-use super::adam::Adam;
+use super::adam::{Adam, WeightDecay};
 use super::config::RunConfig;
 use super::policy_surprise::{relative_surprises, weigh_by_surprise};
 use super::position_averaging::average_duplicates;
@@ -516,23 +516,48 @@ struct LossTerms {
     board: Option<Tensor>,
 }
 
+/// The run's weight decay: added to the gradient (L2, as libtorch's Adam), or decoupled
+/// from it (AdamW) when `decoupled_weight_decay` is set.
+fn weight_decay(cfg: &RunConfig) -> WeightDecay {
+    match cfg.decoupled_weight_decay {
+        true => WeightDecay::Decoupled(cfg.weight_decay),
+        false => WeightDecay::L2(cfg.weight_decay),
+    }
+}
+
+/// How a run's settings shape the training loss.
+#[derive(Clone, Copy, Debug)]
+struct LossSettings {
+    /// Some positions may have no policy target (all zero): a playout cap's cheap searches.
+    policy_targets_missing: bool,
+    /// Times the value loss counts in the total (`value_loss_weight`).
+    value_weight: f64,
+    /// Times the final-board loss counts in the total (`board_loss_weight`).
+    board_weight: f64,
+}
+
+impl LossSettings {
+    fn of(cfg: &RunConfig) -> LossSettings {
+        LossSettings {
+            policy_targets_missing: cfg.playout_cap.is_some(),
+            value_weight: f64::from(cfg.value_loss_weight),
+            board_weight: f64::from(cfg.board_loss_weight),
+        }
+    }
+}
+
 /// Policy cross-entropy + value mean squared error, or for a network with a win/draw/loss
 /// value head its cross-entropy ([`wdl_cross_entropy`]; the squared error of its expected
-/// result is still the value loss reported, so that runs compare) (+ the final-board mean
-/// squared error a cell, counted `board_weight` times, when the batch has final-board targets).
-/// `policy_targets_missing`: some positions may have no policy target (all zero).
-fn loss_terms(
-    net: &Net,
-    t: &BatchTensors,
-    policy_targets_missing: bool,
-    board_weight: f64,
-) -> Result<LossTerms> {
+/// result is still the value loss reported, so that runs compare), counted `value_weight`
+/// times (+ the final-board mean squared error a cell, counted `board_weight` times, when the
+/// batch has final-board targets).
+fn loss_terms(net: &Net, t: &BatchTensors, settings: LossSettings) -> Result<LossTerms> {
     let heads = net.forward_heads(&t.inputs, true, t.boards.is_some())?;
     let cross_entropy = t
         .policies
         .f_mul(&heads.policy.f_log_softmax(-1, Kind::Float)?)?
         .f_sum_dim_intlist(-1, false, Kind::Float)?;
-    let policy = if policy_targets_missing {
+    let policy = if settings.policy_targets_missing {
         // Averaged over the positions that have a policy target: a playout cap's cheap
         // searches leave theirs all zero (they teach the value only).
         let with_target = t.policies.f_sum(Kind::Float)?.f_clamp_min(1.0)?;
@@ -546,11 +571,11 @@ fn loss_terms(
         Some(logits) => wdl_cross_entropy(logits, &t.values)?,
         None => value.shallow_clone(),
     };
-    let mut total = policy.f_add(&value_loss)?;
+    let mut total = policy.f_add(&value_loss.f_mul_scalar(settings.value_weight)?)?;
     let board = match (heads.board, &t.boards) {
         (Some(board), Some(target)) => {
             let loss = board.f_mse_loss(target, Reduction::Mean)?;
-            total = total.f_add(&loss.f_mul_scalar(board_weight)?)?;
+            total = total.f_add(&loss.f_mul_scalar(settings.board_weight)?)?;
             Some(loss)
         }
         _ => None,
@@ -600,11 +625,10 @@ fn train_step(
     adam: &mut Adam,
     batch: &Batch,
     lr: f64,
-    policy_targets_missing: bool,
-    board_weight: f64,
+    settings: LossSettings,
 ) -> Result<Losses> {
     let tensors = batch_tensors(net, batch)?;
-    let terms = loss_terms(net, &tensors, policy_targets_missing, board_weight)?;
+    let terms = loss_terms(net, &tensors, settings)?;
     adam.zero_grad()?;
     terms.total.f_backward()?;
     adam.step(lr)?;
@@ -657,7 +681,7 @@ pub fn train<G: Game>(
     }
     let started = Instant::now();
     let syms = G::symmetries();
-    let mut adam = Adam::new(net, cfg.weight_decay)?;
+    let mut adam = Adam::new(net, weight_decay(cfg))?;
     let mut at = Progress::default();
     if let Some(ck) = checkpointing {
         if let Some(p) = load_checkpoint(ck, net, &mut adam)? {
@@ -678,9 +702,7 @@ pub fn train<G: Game>(
         let step = at.step;
         fill_batch::<G>(samples, &syms, seed, step, &mut batch);
         let lr = learning_rate_at(cfg, step);
-        let cap = cfg.playout_cap.is_some();
-        let weight = f64::from(cfg.board_loss_weight);
-        let losses = train_step(net, &mut adam, &batch, lr, cap, weight)?;
+        let losses = train_step(net, &mut adam, &batch, lr, LossSettings::of(cfg))?;
         if !losses.are_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
         }
@@ -758,10 +780,9 @@ pub fn time_steps<G: Game>(
         bail!("nothing to train on");
     }
     let syms = G::symmetries();
-    let mut adam = Adam::new(net, cfg.weight_decay)?;
+    let mut adam = Adam::new(net, weight_decay(cfg))?;
     let boards = net.has_board_head();
     let mut batch = Batch::new::<G>(cfg.batch_size.max(1), boards);
-    let (cap, weight) = (cfg.playout_cap.is_some(), f64::from(cfg.board_loss_weight));
     let mut times = StepTimes::default();
     for step in 0..warmup + steps {
         let timed = step >= warmup;
@@ -775,7 +796,7 @@ pub fn time_steps<G: Game>(
         fill_batch::<G>(samples, &syms, cfg.seed, step, &mut batch);
         let tensors = batch_tensors(net, &batch)?;
         lap(&mut times.batch);
-        let terms = loss_terms(net, &tensors, cap, weight)?;
+        let terms = loss_terms(net, &tensors, LossSettings::of(cfg))?;
         let losses = terms.values()?;
         lap(&mut times.forward);
         adam.zero_grad()?;
@@ -1085,6 +1106,41 @@ mod tests {
             "value loss {before:.3} -> {after:.3}, scalar head {scalar_after:.3}"
         );
         assert!(stats.value_loss.is_finite() && stats.value_loss < before);
+    }
+
+    #[test]
+    fn the_value_loss_counts_value_loss_weight_times_in_the_total() {
+        use crate::alphazero::config::RunConfig;
+        use crate::games::GameKind;
+        use crate::nn::Shape;
+        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+        let samples = samples_from::<TicTacToe>(&random_games(50, 7), 0.0, false);
+        let shape = Shape::of::<TicTacToe>();
+        for wdl in [false, true] {
+            let net = Net::new_seeded(
+                "tictactoe",
+                resnet_1x16(false, wdl),
+                shape,
+                tch::Device::Cpu,
+                3,
+            );
+            let net = net.unwrap();
+            let mut batch = Batch::new::<TicTacToe>(cfg.batch_size, false);
+            fill_batch::<TicTacToe>(&samples, &TicTacToe::symmetries(), 1, 0, &mut batch);
+            let tensors = batch_tensors(&net, &batch).unwrap();
+            let mut total_beyond_policy = |weight: f32| {
+                cfg.value_loss_weight = weight;
+                let terms = loss_terms(&net, &tensors, LossSettings::of(&cfg)).unwrap();
+                let total = terms.total.double_value(&[]);
+                total - terms.policy.double_value(&[])
+            };
+            let (once, three_times) = (total_beyond_policy(1.0), total_beyond_policy(3.0));
+            assert!(once > 0.01, "value loss {once}");
+            assert!(
+                (three_times - 3.0 * once).abs() < 1e-4 * once,
+                "{once} {three_times}"
+            );
+        }
     }
 
     /// The policy and value losses of `net` on `samples`, in 32-bit floats.
