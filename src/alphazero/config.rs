@@ -90,9 +90,9 @@ pub struct RunConfig {
     pub learning_rate_drops: Vec<LearningRateDrop>,
     pub weight_decay: f64,
     /// Weight decay decoupled from the gradient (AdamW: each step scales every weight by
-    /// `1 - learning_rate * weight_decay`) instead of added to it as L2 (Adam's `weight_decay
-    /// * w`); off in the presets and in runs from before the setting: at 1e-2 it was level with
-    /// the cpu preset over 80 min, seed 0 (docs/ablations.md).
+    /// `1 - learning_rate * weight_decay`) instead of added to it as L2 (Adam's
+    /// `weight_decay * w`); off in the presets and in runs from before the setting: at 1e-2
+    /// it was level with the cpu preset over 80 min, seed 0 (docs/ablations.md).
     #[serde(default)]
     pub decoupled_weight_decay: bool,
     /// Iterations of self-play kept in the replay window.
