@@ -695,6 +695,7 @@ pub fn train<G: Game>(
         bail!("the network has a final-board head, and the positions have no final-board targets");
     }
     let mut batch = Batch::new::<G>(cfg.batch_size.max(1), boards);
+    let loss_settings = LossSettings::of(cfg);
     let task = progress::task(cfg.train_steps, "steps", progress);
     task.set_position(at.step);
     let mut last_save = Instant::now();
@@ -702,7 +703,7 @@ pub fn train<G: Game>(
         let step = at.step;
         fill_batch::<G>(samples, &syms, seed, step, &mut batch);
         let lr = learning_rate_at(cfg, step);
-        let losses = train_step(net, &mut adam, &batch, lr, LossSettings::of(cfg))?;
+        let losses = train_step(net, &mut adam, &batch, lr, loss_settings)?;
         if !losses.are_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
         }
@@ -783,6 +784,7 @@ pub fn time_steps<G: Game>(
     let mut adam = Adam::new(net, weight_decay(cfg))?;
     let boards = net.has_board_head();
     let mut batch = Batch::new::<G>(cfg.batch_size.max(1), boards);
+    let loss_settings = LossSettings::of(cfg);
     let mut times = StepTimes::default();
     for step in 0..warmup + steps {
         let timed = step >= warmup;
@@ -796,7 +798,7 @@ pub fn time_steps<G: Game>(
         fill_batch::<G>(samples, &syms, cfg.seed, step, &mut batch);
         let tensors = batch_tensors(net, &batch)?;
         lap(&mut times.batch);
-        let terms = loss_terms(net, &tensors, LossSettings::of(cfg))?;
+        let terms = loss_terms(net, &tensors, loss_settings)?;
         let losses = terms.values()?;
         lap(&mut times.forward);
         adam.zero_grad()?;
@@ -1117,14 +1119,8 @@ mod tests {
         let samples = samples_from::<TicTacToe>(&random_games(50, 7), 0.0, false);
         let shape = Shape::of::<TicTacToe>();
         for wdl in [false, true] {
-            let net = Net::new_seeded(
-                "tictactoe",
-                resnet_1x16(false, wdl),
-                shape,
-                tch::Device::Cpu,
-                3,
-            );
-            let net = net.unwrap();
+            let arch = resnet_1x16(false, wdl);
+            let net = Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
             let mut batch = Batch::new::<TicTacToe>(cfg.batch_size, false);
             fill_batch::<TicTacToe>(&samples, &TicTacToe::symmetries(), 1, 0, &mut batch);
             let tensors = batch_tensors(&net, &batch).unwrap();
