@@ -121,8 +121,9 @@ pub struct RunConfig {
     #[serde(default = "unit_weight")]
     pub board_loss_weight: f32,
     /// Times the value loss counts in the total training loss (the policy's counts once); 1
-    /// in the presets and in runs from before the setting: 2 was level with the cpu preset at
-    /// 15 iterations and a little ahead on Pons' sets after 80 min, seed 0 (docs/ablations.md).
+    /// in the presets and in runs from before the setting. 2, seeds 0 and 1, against the cpu
+    /// preset: no better at 15 iterations; after 80 min a little ahead on Begin-Hard and the
+    /// solver's games, mixed on the medium sets (docs/ablations.md).
     #[serde(default = "unit_weight")]
     pub value_loss_weight: f32,
     /// Evaluation games of latest against best per iteration.
