@@ -36,7 +36,7 @@ use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseResult, TestRunner};
 
-use zero::alphazero::config::{GradeConfig, LearningRateDrop, RunConfig};
+use zero::alphazero::config::{GradeConfig, LearningRateDrop, OpeningSims, RunConfig};
 use zero::alphazero::metrics::{
     parse_metrics, EvaluateRecord, SelfPlayRecord, StageRecord, TrainRecord,
 };
@@ -1154,6 +1154,10 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             mcts: b.2,
             precision: if e.3 { Precision::Bf16 } else { Precision::F32 },
             playout_cap: None,
+            opening_sims: e.3.then_some(OpeningSims {
+                plies: b.1,
+                sims: a.3,
+            }),
             train_steps: b.3,
             batch_size: b.4,
             learning_rate: c.0,

@@ -79,6 +79,12 @@ pub struct RunConfig {
     /// move gets the full `sims`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub playout_cap: Option<PlayoutCap>,
+    /// More simulations for the full searches of a game's first plies, where Pons' Begin-Hard
+    /// positions lie (absent: every full search gets `sims`). Absent in the presets: 48 on
+    /// plies 0-9 cost 1.27 times an iteration and were behind at 15 iterations, seed 0
+    /// (docs/ablations.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opening_sims: Option<OpeningSims>,
     /// Training steps (mini-batches) per iteration.
     pub train_steps: u64,
     pub batch_size: usize,
@@ -157,6 +163,13 @@ pub struct RunConfig {
 pub struct PlayoutCap {
     pub full_fraction: f64,
     pub fast_sims: u32,
+}
+
+/// The full searches of plies 0 to `plies - 1` get `sims` simulations instead of the run's.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct OpeningSims {
+    pub plies: u32,
+    pub sims: u32,
 }
 
 /// From iteration `from_iteration` on, training's learning rate is `learning_rate`.
@@ -272,6 +285,7 @@ impl RunConfig {
             fork_plies: 0,
             root_noise_plies: None,
             playout_cap: None,
+            opening_sims: None,
             precision: Precision::F32,
             mcts: MctsConfig {
                 noise_fraction: 0.25,
@@ -553,6 +567,9 @@ impl RunConfig {
         }
         if let Some(cap) = self.playout_cap {
             at_least_one("playout_cap.fast_sims", cap.fast_sims as u64);
+        }
+        if let Some(opening) = self.opening_sims {
+            at_least_one("opening_sims.sims", opening.sims as u64);
         }
         if self.fork_share > 0.0 {
             at_least_one("fork_plies (with a fork_share)", self.fork_plies as u64);

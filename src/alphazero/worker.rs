@@ -61,12 +61,16 @@ impl<G: Game> Slot<G> {
     /// Chooses the search of the move to come (see [`super::config::PlayoutCap`]): with a cap, a draw from
     /// the game's own generator, so the game stays the same whoever plays it.
     fn plan_search(&mut self, cfg: &RunConfig) {
+        let ply = self.tree.root_pos().ply() as u32;
+        let full_sims = match cfg.opening_sims {
+            Some(opening) if ply < opening.plies => opening.sims.max(1),
+            _ => cfg.sims,
+        };
         (self.sims, self.full) = match cfg.playout_cap {
-            None => (cfg.sims, true),
-            Some(cap) if self.rng.random::<f64>() < cap.full_fraction => (cfg.sims, true),
+            None => (full_sims, true),
+            Some(cap) if self.rng.random::<f64>() < cap.full_fraction => (full_sims, true),
             Some(cap) => (cap.fast_sims.max(1), false),
         };
-        let ply = self.tree.root_pos().ply() as u32;
         self.noised = self.full && cfg.root_noise_plies.is_none_or(|n| ply < n);
         self.tree.set_budget(self.sims);
     }
@@ -404,6 +408,56 @@ mod tests {
         );
         cfg.fork_share = 1.0;
         assert_eq!(forks(&cfg).len(), 10_000);
+    }
+
+    #[test]
+    fn the_first_plies_get_the_opening_simulations_and_a_cap_still_cheapens_a_move() {
+        use super::super::config::{OpeningSims, PlayoutCap};
+        use crate::games::connect4::Connect4;
+        let mut cfg = RunConfig::preset("tiny", GameKind::Connect4, false).unwrap();
+        cfg.opening_sims = Some(OpeningSims { plies: 2, sims: 40 });
+        let planned = |cfg: &RunConfig| -> Vec<(u32, bool)> {
+            let mut slot = Slot {
+                index: 0,
+                tree: Tree::new(Connect4::new(), cfg.mcts),
+                rng: rng_from_seed(1),
+                record: GameRecord::default(),
+                sims: 0,
+                full: false,
+                noised: false,
+                random_plies: 0,
+                fork_ply: None,
+            };
+            (0..40)
+                .map(|ply| {
+                    slot.plan_search(cfg);
+                    let plan = (slot.sims, slot.full);
+                    if ply % 10 == 9 {
+                        slot.tree = Tree::new(Connect4::new(), cfg.mcts);
+                    } else {
+                        slot.tree.advance((ply % 7) as u8);
+                    }
+                    plan
+                })
+                .collect()
+        };
+        let plans = planned(&cfg);
+        for (i, &plan) in plans.iter().enumerate() {
+            let ply = i % 10;
+            let sims = if ply < 2 { 40 } else { cfg.sims };
+            assert_eq!(plan, (sims, true), "ply {ply}");
+        }
+        // Under a playout cap the opening's searches that stay full get the opening's budget.
+        cfg.playout_cap = Some(PlayoutCap {
+            full_fraction: 0.5,
+            fast_sims: 3,
+        });
+        let plans = planned(&cfg);
+        for (i, &(sims, full)) in plans.iter().enumerate() {
+            let full_sims = if i % 10 < 2 { 40 } else { cfg.sims };
+            assert_eq!(sims, if full { full_sims } else { 3 }, "move {i}");
+        }
+        assert!(plans.iter().any(|&(s, _)| s == 40) && plans.iter().any(|&(_, f)| !f));
     }
 
     #[test]
