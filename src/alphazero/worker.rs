@@ -428,14 +428,15 @@ mod tests {
                 random_plies: 0,
                 fork_ply: None,
             };
+            // Four games of 10 moves each: move `i` is ply `i % 10` of its game.
             (0..40)
-                .map(|ply| {
+                .map(|i| {
                     slot.plan_search(cfg);
                     let plan = (slot.sims, slot.full);
-                    if ply % 10 == 9 {
+                    if i % 10 == 9 {
                         slot.tree = Tree::new(Connect4::new(), cfg.mcts);
                     } else {
-                        slot.tree.advance((ply % 7) as u8);
+                        slot.tree.advance((i % 7) as u8);
                     }
                     plan
                 })
