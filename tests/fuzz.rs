@@ -1241,7 +1241,7 @@ fn fuzz_run_json() {
                 let again = serde_json::to_vec_pretty(&read).unwrap();
                 prop_assert_eq!(parse_json::<RunConfig>(&path, &again).unwrap(), read);
             }
-            Err(e) => clear(&e, &[&path.display().to_string(), "is corrupt"])?,
+            Err(e) => clear(&e, &[&path.display().to_string(), "to start over"])?,
         }
         let written = serde_json::to_vec_pretty(&cfg).unwrap();
         prop_assert_eq!(parse_json::<RunConfig>(&path, &written).unwrap(), cfg);
@@ -1269,7 +1269,7 @@ fn fuzz_state_json() {
                 let again = serde_json::to_vec_pretty(&read).unwrap();
                 prop_assert_eq!(parse_json::<RunState>(&path, &again).unwrap(), read);
             }
-            Err(e) => clear(&e, &[&path.display().to_string(), "is corrupt"])?,
+            Err(e) => clear(&e, &[&path.display().to_string(), "to start over"])?,
         }
         let written = serde_json::to_vec_pretty(&state).unwrap();
         prop_assert_eq!(parse_json::<RunState>(&path, &written).unwrap(), state);

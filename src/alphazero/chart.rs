@@ -102,25 +102,28 @@ fn draw_panel(svg: &mut String, panel: &Panel, y0: f64) {
         y0 + PANEL_HEIGHT - 6.0,
         axis.label
     );
-    for (k, (name, colour, points)) in panel.series.iter().enumerate() {
-        if !points.is_empty() {
-            let pts: Vec<String> = points
-                .iter()
-                .map(|&(i, v)| format!("{:.1},{:.1}", x(i), y(v)))
-                .collect();
+    // A series with no points (a run without a benchmark opponent) gets no legend either.
+    let drawn = panel
+        .series
+        .iter()
+        .filter(|(_, _, points)| !points.is_empty());
+    for (k, (name, colour, points)) in drawn.enumerate() {
+        let pts: Vec<String> = points
+            .iter()
+            .map(|&(i, v)| format!("{:.1},{:.1}", x(i), y(v)))
+            .collect();
+        let _ = writeln!(
+            svg,
+            r#"<polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
+            pts.join(" ")
+        );
+        for &(i, v) in points {
             let _ = writeln!(
                 svg,
-                r#"<polyline fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
-                pts.join(" ")
+                r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"/>"#,
+                x(i),
+                y(v)
             );
-            for &(i, v) in points {
-                let _ = writeln!(
-                    svg,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="2.5" fill="{colour}"/>"#,
-                    x(i),
-                    y(v)
-                );
-            }
         }
         let ly = y0 + TOP + 14.0 + 20.0 * k as f64;
         let lx = WIDTH - RIGHT + 16.0;
@@ -217,16 +220,20 @@ fn mistake_panels(rows: &[IterationRow], iterations: XAxis) -> Vec<Panel<'static
         return Vec::new();
     }
     let last_minute = rows.iter().filter_map(|r| r.minutes).fold(0.0f64, f64::max);
-    let title = "mistakes of best on the evaluation set (share of moves)";
     [
         (
+            "mistakes of best on the evaluation set (share of moves), by iteration",
             iterations,
             &iteration as &dyn Fn(&IterationRow) -> Option<f64>,
         ),
-        (XAxis::minutes(last_minute), &minutes),
+        (
+            "the same mistakes, by minute of the run",
+            XAxis::minutes(last_minute),
+            &minutes,
+        ),
     ]
     .into_iter()
-    .map(|(axis, x)| Panel {
+    .map(|(title, axis, x)| Panel {
         title,
         y_max: (y_max * 1.1).max(0.05),
         x: axis,
@@ -242,4 +249,29 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_without_a_benchmark_has_no_benchmark_line_or_legend() {
+        let row = |iteration: u32| IterationRow {
+            iteration,
+            policy_loss: Some(1.0),
+            value_loss: Some(0.3),
+            score_vs_best: Some(0.6),
+            net_mistake_rate: Some(0.1),
+            search_mistake_rate: Some(0.05),
+            minutes: Some(iteration as f64),
+            ..IterationRow::default()
+        };
+        let s = svg(&[row(1), row(2)], "run");
+        assert!(!s.contains("benchmark") && !s.contains("best vs"), "{s}");
+        // losses (2), latest vs best (1), mistakes by iteration and by minute (2 each)
+        assert_eq!(s.matches("<polyline").count(), 7);
+        assert_eq!(s.matches(r#"stroke-width="3"/>"#).count(), 7);
+        assert!(s.contains("by iteration") && s.contains("by minute of the run"));
+    }
 }

@@ -164,10 +164,21 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<Option<T>> {
 }
 
 /// A value from the bytes of a JSON file, as [`read_json`] reads it; `path` names the file in
-/// the error.
+/// the error. A file that is not JSON at all is damaged; one that is JSON without the fields
+/// expected (a hand edit of `run.json`, say) is named with the field and its place, since
+/// correcting that one field keeps the run.
 pub fn parse_json<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
-    serde_json::from_slice(bytes)
-        .with_context(|| format!("{} is corrupt; delete it to start over", path.display()))
+    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => anyhow::anyhow!(
+            "{} is JSON but does not hold what zero reads there: {e}; correct that there, or \
+             delete the file to start over",
+            path.display()
+        ),
+        _ => anyhow::Error::new(e).context(format!(
+            "{} is corrupt; delete it to start over",
+            path.display()
+        )),
+    })
 }
 
 /// Writes a value as pretty JSON, atomically.
@@ -360,6 +371,36 @@ mod tests {
             assert!(dir.path().join(name).exists(), "{name}");
         }
         assert_eq!(remove_temporaries(&dir.path().join("absent")).unwrap(), 0);
+    }
+
+    #[test]
+    fn json_errors_tell_a_damaged_file_from_a_missing_field() {
+        #[derive(Debug, serde::Deserialize)]
+        struct Inner {
+            #[allow(dead_code)]
+            sims: u32,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        struct Outer {
+            #[allow(dead_code)]
+            inner: Inner,
+        }
+        let path = Path::new("m/run.json");
+        let message = |bytes: &[u8]| parse_json::<Outer>(path, bytes).unwrap_err().to_string();
+        let damaged = message(b"{\"inner\": {\"si");
+        assert_eq!(damaged, "m/run.json is corrupt; delete it to start over");
+        let edited = message(b"{\"inner\": {\"plies\": 3}}");
+        assert!(
+            edited.starts_with("m/run.json is JSON but does not hold what zero reads there")
+                && edited.contains("missing field `sims` at line 1")
+                && edited.ends_with("delete the file to start over"),
+            "{edited}"
+        );
+        let wrong_type = message(b"{\"inner\": {\"sims\": \"many\"}}");
+        assert!(
+            wrong_type.contains("invalid type: string \"many\""),
+            "{wrong_type}"
+        );
     }
 
     const TEST: Format = Format {
