@@ -1010,3 +1010,48 @@ fn a_report_chart_is_titled_with_the_run_not_its_path() {
     let svg = std::fs::read_to_string(&svg_at).unwrap();
     assert!(svg.contains("a &lt;b&gt; run"), "{svg}");
 }
+
+/// `zero targets` sets a run's value targets beside the exact values: every drawn position is
+/// counted once in its group, with shares between 0 and 1; bad input is a clear error.
+#[test]
+fn targets_grades_a_runs_value_targets_against_the_exact_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let dirs = ["--models", &m, "--data", &d];
+    let game = ["--game", "tictactoe"];
+    fails_with(&[&["targets"], &game[..], &dirs[..]].concat(), "no run in");
+    let cycle = ["cycle", "--iterations", "1", "--preset", "tiny"];
+    let (code, _, err) = zero(&[&cycle[..], &game[..], &dirs[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let targets = [&["targets"], &game[..], &dirs[..]].concat();
+    fails_with(
+        &[&targets[..], &["--network", "worst"]].concat(),
+        "choose best, latest or none",
+    );
+    fails_with(
+        &[&targets[..], &["--solver-data", "/no/such/dir"]].concat(),
+        "no such directory",
+    );
+    let (code, out, err) = zero(&[&targets[..], &["--positions", "5", "--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["iteration"], 1);
+    let groups = v["groups"].as_array().unwrap();
+    assert!(!groups.is_empty());
+    for g in groups {
+        let positions = g["positions"].as_u64().unwrap();
+        assert!((1..=5).contains(&positions), "{g}");
+        let wdl: u64 = g["exact_win_draw_loss"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        assert_eq!(wdl, positions, "{g}");
+        for source in ["result", "root_value", "target", "network"] {
+            let wrong = g[source]["wrong"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&wrong), "{source}: {g}");
+        }
+    }
+}

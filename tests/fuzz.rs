@@ -43,6 +43,7 @@ use zero::alphazero::metrics::{
 use zero::alphazero::records::{decode_chunk, encode_chunk, GameRecord};
 use zero::alphazero::selfplay::GameResults;
 use zero::alphazero::state::{RunState, Stage};
+use zero::alphazero::value_bootstrap::ValueBootstrap;
 use zero::arena::grading::{small_game_set, EvalSet, GradeResult, GroupResult, CONNECT4_EVALSET};
 use zero::arena::MatchResult;
 use zero::core::files::{parse_json, Format};
@@ -1173,6 +1174,11 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             decoupled_weight_decay: !e.3,
             window: c.2,
             value_target_mix: c.3,
+            value_bootstrap: match (e.3, d.1 % 3) {
+                (_, 0) => None,
+                (true, _) => Some(ValueBootstrap::Greedy),
+                (false, _) => Some(ValueBootstrap::Lambda(c.3)),
+            },
             position_averaging: e.3,
             policy_surprise_share: c.1,
             reanalyse_positions: b.3 / 2,
@@ -1208,6 +1214,7 @@ const CONFIG_TOKENS: &[&str] = &[
     "\"grade\":",
     "\"learning_rate_drops\":",
     "\"policy_surprise_share\":",
+    "\"value_bootstrap\":{\"lambda\":",
     "\"benchmark\":",
     "\"seed\":",
     "\"iteration\":",

@@ -9,6 +9,8 @@ use crate::nn::{Arch, Precision};
 use crate::search::gumbel;
 use crate::search::mcts::{MctsConfig, SearchKind};
 
+use super::value_bootstrap::ValueBootstrap;
+
 /// Everything a cycle needs; saved as `models/<game>/run.json` so that a resumed run keeps
 /// the settings it started with.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -105,6 +107,11 @@ pub struct RunConfig {
     pub window: u32,
     /// Weight of the search's root value in the value target (the rest is the game result).
     pub value_target_mix: f32,
+    /// The game's result in the value target bootstrapped from later positions' root values
+    /// ([`ValueBootstrap`]: `"greedy"` or `{"lambda": 0.8}`). Absent (the result) in the
+    /// presets and in runs from before the setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_bootstrap: Option<ValueBootstrap>,
     /// Train on each distinct position of the replay window once, with its occurrences'
     /// targets averaged and weight 1 + log2(occurrences) ([`super::position_averaging`]);
     /// off in runs from before the setting.
@@ -301,6 +308,7 @@ impl RunConfig {
             decoupled_weight_decay: false,
             window: 4,
             value_target_mix: 0.3,
+            value_bootstrap: None,
             position_averaging: false,
             policy_surprise_share: 0.0,
             reanalyse_positions: 0,
@@ -595,6 +603,10 @@ impl RunConfig {
         within("weight_decay", wd, wd >= 0.0, "0 or more");
         let mix = self.value_target_mix as f64;
         within("value_target_mix", mix, unit(mix), "from 0 to 1");
+        if let Some(ValueBootstrap::Lambda(lambda)) = self.value_bootstrap {
+            let l = lambda as f64;
+            within("value_bootstrap.lambda", l, unit(l), "from 0 to 1");
+        }
         let board = self.board_loss_weight as f64;
         within("board_loss_weight", board, board >= 0.0, "0 or more");
         let value = self.value_loss_weight as f64;

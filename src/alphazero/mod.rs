@@ -24,6 +24,8 @@ pub mod selfplay;
 pub mod stage_clock;
 pub mod stages;
 pub mod state;
+pub mod target_audit;
 pub mod train;
 pub mod trained_search;
+pub mod value_bootstrap;
 pub mod worker;

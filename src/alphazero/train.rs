@@ -18,10 +18,11 @@ use super::policy_surprise::{relative_surprises, weigh_by_surprise};
 use super::position_averaging::average_duplicates;
 use super::reanalyse::Reanalysis;
 use super::records::{read_iteration, GameRecord};
+use super::value_bootstrap::{bootstrapped_returns, GamePlies, ValueBootstrap};
 use crate::core::files::write_atomic;
 use crate::core::progress;
 use crate::core::rng::{mix64, rng_from_seed};
-use crate::games::{Game, Player, Symmetry};
+use crate::games::{Game, Symmetry};
 use crate::nn::tensors::{from_safetensors_bytes, to_safetensors_bytes};
 use crate::nn::Net;
 
@@ -88,6 +89,8 @@ pub struct ValueTarget {
     /// The root value alone before a game's last random opening ply
     /// ([`super::config::RunConfig::random_opening_search_value`]).
     pub search_in_random_opening: bool,
+    /// What replaces the game's result in the target ([`ValueBootstrap`]); none: the result.
+    pub bootstrap: Option<ValueBootstrap>,
 }
 
 /// [`samples_with`] the value target `mix` of root value and result everywhere.
@@ -95,22 +98,21 @@ pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> 
     let target = ValueTarget {
         mix,
         search_in_random_opening: false,
+        bootstrap: None,
     };
     samples_with::<G>(records, target, boards)
 }
 
-/// Replays records into training positions. The value target mixes the game's result with
-/// the search's root value (`target.mix` of the latter), both from the mover's view; before
-/// a game's last random opening ply it can be the root value alone, since the result is then
-/// that of a game that went on at random. With `boards`, each position also gets its game's
-/// final board as seen by its mover. A record's plies before its `trains_from` are replayed,
-/// not trained on. Each position's surprise is taken relative to its game's
-/// ([`relative_surprises`]).
+/// Replays records into training positions, each with its [`value_targets`]. With `boards`,
+/// each position also gets its game's final board as seen by its mover. A record's plies
+/// before its `trains_from` are replayed, not trained on. Each position's surprise is taken
+/// relative to its game's ([`relative_surprises`]).
 pub fn samples_with<G: Game>(records: &[GameRecord], target: ValueTarget, boards: bool) -> Samples {
     let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
     let mut s = Samples::default();
     for r in records {
         let end = boards.then(|| last_position::<G>(&r.moves));
+        let values = value_targets(r, target, a);
         let mut pos = G::new();
         let mut trained = Vec::new();
         for (ply, &m) in r.moves.iter().enumerate() {
@@ -127,18 +129,7 @@ pub fn samples_with<G: Game>(records: &[GameRecord], target: ValueTarget, boards
             pos.encode(&mut s.inputs[at..]);
             s.policies
                 .extend_from_slice(&r.policies[ply * a..(ply + 1) * a]);
-            let z = if pos.to_move() == Player::First {
-                r.outcome as f32
-            } else {
-                -(r.outcome as f32)
-            };
-            let q = r.root_values.get(ply).copied().unwrap_or(z);
-            let random_after = (ply as u32) < r.random_plies;
-            let mix = match target.search_in_random_opening && random_after {
-                true => 1.0,
-                false => target.mix,
-            };
-            s.values.push((1.0 - mix) * z + mix * q);
+            s.values.push(values[ply]);
             if let Some(end) = &end {
                 let at = s.boards.len();
                 s.boards.resize(at + cells, 0.0);
@@ -158,6 +149,48 @@ pub fn samples_with<G: Game>(records: &[GameRecord], target: ValueTarget, boards
             .extend(relative_surprises(&surprises, &has_target));
     }
     s
+}
+
+/// Each ply's value target for its mover: the game's result (or its bootstrapped return,
+/// `target.bootstrap`) mixed with the search's root value, `target.mix` of the latter; before
+/// a game's last random opening ply it can be the root value alone, since the result is then
+/// that of a game that went on at random. Movers alternate from the first player at ply 0 in
+/// every game (a pass is a move: tests/conformance.rs).
+pub fn value_targets(r: &GameRecord, target: ValueTarget, num_actions: usize) -> Vec<f32> {
+    let results = ply_results(r);
+    let returns = match target.bootstrap {
+        None => results.clone(),
+        Some(how) => {
+            let plies = GamePlies {
+                moves: &r.moves,
+                policies: &r.policies,
+                num_actions,
+                root_values: &r.root_values,
+                results: &results,
+            };
+            bootstrapped_returns(&plies, how)
+        }
+    };
+    let target_at = |ply: usize| {
+        let q = r.root_values.get(ply).copied().unwrap_or(results[ply]);
+        let random_after = (ply as u32) < r.random_plies;
+        let mix = match target.search_in_random_opening && random_after {
+            true => 1.0,
+            false => target.mix,
+        };
+        (1.0 - mix) * returns[ply] + mix * q
+    };
+    (0..r.moves.len()).map(target_at).collect()
+}
+
+/// The game's result for each ply's mover.
+pub fn ply_results(r: &GameRecord) -> Vec<f32> {
+    let first = r.outcome as f32;
+    let at = |ply: usize| match ply % 2 {
+        0 => first,
+        _ => -first,
+    };
+    (0..r.moves.len()).map(at).collect()
 }
 
 /// The position after `moves`, or after the legal ones before the first illegal move (where
@@ -204,14 +237,19 @@ pub fn window_records<G: Game>(
     Ok(WindowRecords { records, older })
 }
 
+/// The value target of the run's settings.
+pub fn value_target(cfg: &RunConfig) -> ValueTarget {
+    ValueTarget {
+        mix: cfg.value_target_mix,
+        search_in_random_opening: cfg.random_opening_search_value,
+        bootstrap: cfg.value_bootstrap,
+    }
+}
+
 /// The training positions of a window's games, averaged and weighed as the run says.
 pub fn window_samples<G: Game>(cfg: &RunConfig, records: &[GameRecord]) -> Samples {
     let boards = cfg.arch.has_board_head();
-    let target = ValueTarget {
-        mix: cfg.value_target_mix,
-        search_in_random_opening: cfg.random_opening_search_value,
-    };
-    let samples = samples_with::<G>(records, target, boards);
+    let samples = samples_with::<G>(records, value_target(cfg), boards);
     let mut samples = if cfg.position_averaging {
         average_duplicates(&samples, G::input_size(), G::NUM_ACTIONS, G::cells())
     } else {
@@ -818,6 +856,7 @@ pub fn time_steps<G: Game>(
 mod tests {
     use super::*;
     use crate::games::tictactoe::TicTacToe;
+    use crate::games::Player;
 
     /// A record of `moves` with a one-hot policy on each move played.
     fn record(moves: &[u8], outcome: i8, root_values: &[f32]) -> GameRecord {
@@ -907,6 +946,7 @@ mod tests {
         let target = ValueTarget {
             mix: 0.25,
             search_in_random_opening: true,
+            bootstrap: None,
         };
         let s = samples_with::<TicTacToe>(records, target, false);
         assert_eq!(s.values[..2], [0.5, -0.2]);
@@ -916,6 +956,35 @@ mod tests {
             s.policies,
             samples_from::<TicTacToe>(records, 0.0, false).policies
         );
+    }
+
+    #[test]
+    fn a_greedy_backup_takes_the_root_value_where_a_move_was_not_the_best() {
+        // X takes the top row; O's first move (ply 1) was not its search's best.
+        let mut x_wins = record(&[0, 3, 1, 4, 2], 1, &[0.5, -0.2, 0.1, 0.3, 0.9]);
+        let a = TicTacToe::NUM_ACTIONS;
+        x_wins.policies[a + 3] = 0.4;
+        x_wins.policies[a + 8] = 0.6;
+        let records = std::slice::from_ref(&x_wins);
+        let target = ValueTarget {
+            mix: 0.0,
+            search_in_random_opening: false,
+            bootstrap: Some(ValueBootstrap::Greedy),
+        };
+        // Plies 2-4 played their best to the end: the result. Ply 1: its root value; ply 0,
+        // whose move was its best: ply 1's, from X's view.
+        let s = samples_with::<TicTacToe>(records, target, false);
+        assert_eq!(s.values, [0.2, -0.2, 1.0, -1.0, 1.0]);
+        // Mixed with each position's own root value as the result is.
+        let target = ValueTarget { mix: 0.5, ..target };
+        let s = samples_with::<TicTacToe>(records, target, false);
+        let expected = [0.35, -0.2, 0.55, -0.35, 0.95];
+        let close = s
+            .values
+            .iter()
+            .zip(expected)
+            .all(|(v, e)| (v - e).abs() < 1e-6);
+        assert!(close, "{:?}", s.values);
     }
 
     #[test]

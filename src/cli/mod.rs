@@ -20,6 +20,7 @@ mod run_args;
 mod serve;
 mod solve;
 mod stages;
+mod targets;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -79,6 +80,9 @@ enum Command {
     Evalset(evalset::Args),
     /// Solve Connect Four positions exactly; benchmark the solver; build its opening book.
     Solve(solve::Args),
+    /// How right a run's value targets are: an iteration's self-play positions, by plies
+    /// played, against their exact values (the solver only grades here).
+    Targets(targets::Args),
     /// A run's progress per iteration: a table (or JSON) and an SVG chart of losses and scores.
     Report(report::Args),
     /// Play and watch the games in a browser: a local web server and its JSON API.
@@ -108,6 +112,7 @@ pub fn main() -> i32 {
         Command::Blackjack(a) => blackjack::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Accuracy(a) => accuracy::run(a),
+        Command::Targets(a) => targets::run(a),
         Command::Grade(a) => grade::run(a),
         Command::Evalset(a) => evalset::run(a),
         Command::Serve(a) => serve::run(a),

@@ -1,0 +1,261 @@
+//! `zero targets`: how right a run's value targets are, by plies played, against the exact
+//! values ([`crate::alphazero::target_audit`]; a diagnostic: the solver grades, never teaches).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::alphazero::config::RunConfig;
+use crate::alphazero::net_evaluator::NetEvaluator;
+use crate::alphazero::paths::RunPaths;
+use crate::alphazero::records::{iteration_dir, read_iteration};
+use crate::alphazero::target_audit::{
+    audit, draw_positions, exact_values, AuditedPosition, Disagreement, GroupAudit,
+};
+use crate::alphazero::train::value_target;
+use crate::core::files::read_json;
+use crate::core::threads::default_threads;
+use crate::games::{Connect4, Game, GameKind, Othello4, TicTacToe};
+use crate::nn::{default_device, InferenceNet, Net, Shape};
+use crate::players::DEFAULT_SOLVER_DIR;
+use crate::search::mcts::LeafEvaluator;
+use crate::solvers::connect4::Position;
+use crate::solvers::connect4_book::Oracle;
+use crate::solvers::exhaustive::{solve_value, SolveTable};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
+    game: GameKind,
+    /// Where the run's networks and settings live.
+    #[arg(long, default_value = "models")]
+    models: PathBuf,
+    /// Where the run's self-play games live.
+    #[arg(long, default_value = "data")]
+    data: PathBuf,
+    /// The iteration whose self-play games are read (default: the last one with games).
+    #[arg(long)]
+    iteration: Option<u32>,
+    /// Positions drawn from each group of plies played.
+    #[arg(long, default_value_t = 100)]
+    positions: usize,
+    /// Also grade this network's value on the same positions: best, latest or none.
+    #[arg(long, default_value = "best")]
+    network: String,
+    /// Seed of the positions' draw.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Where the Connect Four solver keeps its opening book and cache [default: data/connect4,
+    /// used when it exists; without the book a position of a few stones takes minutes].
+    #[arg(long, value_name = "DIR")]
+    solver_data: Option<PathBuf>,
+    /// Threads for the solver (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print the audit as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Report {
+    game: String,
+    iteration: u32,
+    games: usize,
+    network: Option<String>,
+    seconds: f64,
+    groups: Vec<GroupAudit>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    crate::with_board_game!(args.game, G => run_for::<G>(&args))
+}
+
+fn run_for<G: Exact>(args: &Args) -> Result<()> {
+    let started = std::time::Instant::now();
+    let paths = RunPaths::new(&args.models, &args.data, G::NAME);
+    let Some(cfg) = read_json::<RunConfig>(&paths.config())? else {
+        bail!(
+            "no run in {}: `zero cycle` starts one there",
+            paths.models.display()
+        );
+    };
+    let network = network_path(&args.network, &paths)?;
+    let solver_dir = solver_dir(args)?;
+    let solver_dir = solver_dir.as_deref();
+    let iteration = match args.iteration {
+        Some(i) => i,
+        None => last_iteration(&paths.data)?,
+    };
+    let records = read_iteration(&paths.data, G::NAME, G::NUM_ACTIONS, iteration)?;
+    if records.is_empty() {
+        bail!(
+            "no self-play games for iteration {iteration} in {}",
+            paths.data.display()
+        );
+    }
+    let drawn = draw_positions::<G>(&records, value_target(&cfg), args.positions, args.seed);
+    let net_values = match &network {
+        Some(path) => Some(network_values(path, &cfg, &drawn)?),
+        None => None,
+    };
+    let threads = args.threads.unwrap_or_else(default_threads);
+    let exact = exact_values(
+        &drawn,
+        threads,
+        !args.json,
+        || G::solver(solver_dir),
+        G::exact,
+    )?;
+    let report = Report {
+        game: G::NAME.into(),
+        iteration,
+        games: records.len(),
+        network: network.map(|p| p.display().to_string()),
+        seconds: started.elapsed().as_secs_f64(),
+        groups: audit(&drawn, &exact, net_values.as_deref()),
+    };
+    if args.json {
+        return super::print_json(&report);
+    }
+    print!("{}", table(&report));
+    Ok(())
+}
+
+/// The network file `--network` names; none for `none`.
+fn network_path(choice: &str, paths: &RunPaths) -> Result<Option<PathBuf>> {
+    Ok(match choice {
+        "none" => None,
+        "best" => Some(paths.best()),
+        "latest" => Some(paths.latest()),
+        other => bail!("--network {other}: choose best, latest or none"),
+    })
+}
+
+/// The Connect Four solver's folder: `--solver-data`, which must exist, or the default one
+/// where it exists.
+fn solver_dir(args: &Args) -> Result<Option<PathBuf>> {
+    Ok(match &args.solver_data {
+        Some(dir) if !dir.is_dir() => bail!("--solver-data {}: no such directory", dir.display()),
+        Some(dir) => Some(dir.clone()),
+        None => Some(PathBuf::from(DEFAULT_SOLVER_DIR)).filter(|d| d.is_dir()),
+    })
+}
+
+/// The network's value of each drawn position, for its mover.
+fn network_values<G: Game>(
+    path: &Path,
+    cfg: &RunConfig,
+    drawn: &[AuditedPosition<G>],
+) -> Result<Vec<f32>> {
+    let net =
+        Net::load(path, G::NAME, Shape::of::<G>(), default_device())?.with_precision(cfg.precision);
+    let mut eval = NetEvaluator::new(InferenceNet::new(&net)?);
+    let positions: Vec<G> = drawn.iter().map(|p| p.position.clone()).collect();
+    let mut policies = vec![0.0; positions.len() * G::NUM_ACTIONS];
+    let mut values = vec![0.0; positions.len()];
+    LeafEvaluator::<G>::evaluate(&mut eval, &positions, &mut policies, &mut values)?;
+    Ok(values)
+}
+
+/// The last iteration with a folder of self-play games in `data`.
+fn last_iteration(data: &Path) -> Result<u32> {
+    let entries = std::fs::read_dir(data).with_context(|| format!("reading {}", data.display()))?;
+    let last = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            name.strip_prefix("iter-")?.parse::<u32>().ok()
+        })
+        .filter(|&i| iteration_dir(data, i).is_dir())
+        .max();
+    last.with_context(|| format!("no self-play games in {}", data.display()))
+}
+
+/// The audit as a table: a row a group of plies; each source's cell, the share of its values
+/// read as another result than the exact one and their mean squared error.
+fn table(r: &Report) -> String {
+    let mut out = format!(
+        "{}: value targets of iteration {} ({} games) against the exact values\n",
+        r.game, r.iteration, r.games
+    );
+    let network = r.network.is_some();
+    out += &format!(
+        "{:<6} {:>9} {:>11} {:>12} {:>12} {:>12}{}\n",
+        "plies",
+        "positions",
+        "exact W/D/L",
+        "result",
+        "root value",
+        "target",
+        if network {
+            format!(" {:>12}", "network")
+        } else {
+            String::new()
+        }
+    );
+    let cell = |x: &Disagreement| format!("{:>4.0}% / {:.2}", 100.0 * x.wrong, x.squared_error);
+    for g in &r.groups {
+        let [w, d, l] = g.exact_win_draw_loss;
+        out += &format!(
+            "{:<6} {:>9} {:>11} {:>12} {:>12} {:>12}{}\n",
+            g.plies,
+            g.positions,
+            format!("{w}/{d}/{l}"),
+            cell(&g.result),
+            cell(&g.root_value),
+            cell(&g.target),
+            g.network
+                .as_ref()
+                .map(|n| format!(" {:>12}", cell(n)))
+                .unwrap_or_default()
+        );
+    }
+    out += "each cell: wrong (a value above 1/3 read as a win, below -1/3 as a loss, a draw \
+            between) / mean squared error from the exact 1, 0 or -1\n";
+    if let Some(n) = &r.network {
+        out += &format!("network: {n}\n");
+    }
+    out += &format!("{:.1} s\n", r.seconds);
+    out
+}
+
+/// A game whose positions have an exact value here.
+trait Exact: Game {
+    type Solver;
+    /// A solver with the book and cache of `dir`, if one is given.
+    fn solver(dir: Option<&Path>) -> Result<Self::Solver>;
+    /// The exact value for the mover: positive a win, 0 a draw, negative a loss.
+    fn exact(solver: &mut Self::Solver, pos: &Self) -> Result<i32>;
+}
+
+impl Exact for Connect4 {
+    type Solver = Oracle;
+    fn solver(dir: Option<&Path>) -> Result<Oracle> {
+        Oracle::new(1 << 22, dir)
+    }
+    fn exact(solver: &mut Oracle, pos: &Connect4) -> Result<i32> {
+        Ok(solver.solve_weak(&Position::from_game(pos))?.0)
+    }
+}
+
+impl Exact for TicTacToe {
+    type Solver = SolveTable;
+    fn solver(_: Option<&Path>) -> Result<SolveTable> {
+        Ok(SolveTable::new())
+    }
+    fn exact(table: &mut SolveTable, pos: &TicTacToe) -> Result<i32> {
+        Ok(solve_value(pos, table))
+    }
+}
+
+impl Exact for Othello4 {
+    type Solver = SolveTable;
+    fn solver(_: Option<&Path>) -> Result<SolveTable> {
+        Ok(SolveTable::new())
+    }
+    fn exact(table: &mut SolveTable, pos: &Othello4) -> Result<i32> {
+        Ok(solve_value(pos, table))
+    }
+}
