@@ -1033,6 +1033,14 @@ fn targets_grades_a_runs_value_targets_against_the_exact_values() {
         &[&targets[..], &["--solver-data", "/no/such/dir"]].concat(),
         "no such directory",
     );
+    fails_with(
+        &[&targets[..], &["--positions", "0"]].concat(),
+        "at least one position",
+    );
+    fails_with(
+        &[&targets[..], &["--iteration", "9"]].concat(),
+        "no self-play games for iteration 9",
+    );
     let (code, out, err) = zero(&[&targets[..], &["--positions", "5", "--json"]].concat());
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");

@@ -74,6 +74,9 @@ pub fn run(args: Args) -> Result<()> {
 
 fn run_for<G: Exact>(args: &Args) -> Result<()> {
     let started = std::time::Instant::now();
+    if args.positions == 0 {
+        bail!("--positions 0: draw at least one position a group");
+    }
     let paths = RunPaths::new(&args.models, &args.data, G::NAME);
     let Some(cfg) = read_json::<RunConfig>(&paths.config())? else {
         bail!(
@@ -161,6 +164,12 @@ fn network_values<G: Game>(
 
 /// The last iteration with a folder of self-play games in `data`.
 fn last_iteration(data: &Path) -> Result<u32> {
+    if !data.is_dir() {
+        bail!(
+            "no self-play games in {}: --data names where the run keeps them",
+            data.display()
+        );
+    }
     let entries = std::fs::read_dir(data).with_context(|| format!("reading {}", data.display()))?;
     let last = entries
         .filter_map(|e| e.ok())
@@ -240,22 +249,19 @@ impl Exact for Connect4 {
     }
 }
 
-impl Exact for TicTacToe {
-    type Solver = SolveTable;
-    fn solver(_: Option<&Path>) -> Result<SolveTable> {
-        Ok(SolveTable::new())
-    }
-    fn exact(table: &mut SolveTable, pos: &TicTacToe) -> Result<i32> {
-        Ok(solve_value(pos, table))
-    }
+/// The small games' exact values: the exhaustive solver, with no files.
+macro_rules! solved_exhaustively {
+    ($($game:ty),*) => {$(
+        impl Exact for $game {
+            type Solver = SolveTable;
+            fn solver(_: Option<&Path>) -> Result<SolveTable> {
+                Ok(SolveTable::new())
+            }
+            fn exact(table: &mut SolveTable, pos: &$game) -> Result<i32> {
+                Ok(solve_value(pos, table))
+            }
+        }
+    )*};
 }
 
-impl Exact for Othello4 {
-    type Solver = SolveTable;
-    fn solver(_: Option<&Path>) -> Result<SolveTable> {
-        Ok(SolveTable::new())
-    }
-    fn exact(table: &mut SolveTable, pos: &Othello4) -> Result<i32> {
-        Ok(solve_value(pos, table))
-    }
-}
+solved_exhaustively!(TicTacToe, Othello4);
