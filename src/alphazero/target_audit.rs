@@ -9,14 +9,14 @@
 //! games, so a share of wrong results says how noisy a target is, and the network's own value
 //! on the same positions (when a network is given) says what it made of them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use rand::seq::SliceRandom;
 use serde::Serialize;
 
 use super::records::GameRecord;
-use super::train::{ply_results, value_targets, ValueTarget};
+use super::train::{ply_results, replay_legal, value_targets, ValueTarget};
 use crate::arena::for_each_item;
 use crate::core::progress;
 use crate::core::rng::rng_from_seed;
@@ -77,6 +77,9 @@ pub fn draw_positions<G: Game>(
     candidates.shuffle(&mut rng_from_seed(seed));
     let mut taken = [0usize; PLY_GROUPS.len()];
     let mut seen = HashSet::new();
+    // Each record's results and value targets by ply, computed once for all the positions
+    // drawn from it.
+    let mut targets_of: HashMap<usize, (Vec<f32>, Vec<f32>)> = HashMap::new();
     let mut out = Vec::new();
     for (g, ply) in candidates {
         let Some(group) = group_of(ply as u32) else {
@@ -86,19 +89,21 @@ pub fn draw_positions<G: Game>(
             continue;
         }
         let r = &records[g];
-        let Some(position) = replay::<G>(&r.moves[..ply]) else {
-            continue;
-        };
-        if !seen.insert(position.key()) || position.outcome().is_some() {
+        // A damaged record (an illegal move before `ply`) has no position there.
+        let (position, legal) = replay_legal::<G>(&r.moves[..ply]);
+        if !legal || !seen.insert(position.key()) || position.outcome().is_some() {
             continue;
         }
         taken[group] += 1;
+        let (results, targets) = targets_of
+            .entry(g)
+            .or_insert_with(|| (ply_results(r), value_targets(r, target, G::NUM_ACTIONS)));
         out.push(AuditedPosition {
             position,
             group,
-            result: ply_results(r)[ply],
+            result: results[ply],
             root_value: r.root_values.get(ply).copied().unwrap_or(0.0),
-            target: value_targets(r, target, G::NUM_ACTIONS)[ply],
+            target: targets[ply],
         });
         if taken.iter().all(|&t| t >= per_group) {
             break;
@@ -112,18 +117,6 @@ fn group_of(ply: u32) -> Option<usize> {
     PLY_GROUPS
         .iter()
         .position(|&(first, last)| (first..=last).contains(&ply))
-}
-
-/// The position after `moves`; none if one of them is illegal (a damaged record).
-fn replay<G: Game>(moves: &[u8]) -> Option<G> {
-    let mut pos = G::new();
-    for &m in moves {
-        if !pos.is_legal(m) {
-            return None;
-        }
-        pos.play(m);
-    }
-    Some(pos)
 }
 
 /// The exact value of each position for its mover (1, 0 or -1), on `threads` threads with an
@@ -249,6 +242,16 @@ mod tests {
         let drawn = draw_positions::<TicTacToe>(&records, result_target(), 2, 0);
         assert_eq!(drawn.iter().filter(|p| p.group == 0).count(), 2);
         assert_eq!(drawn.iter().filter(|p| p.group == 1).count(), 1);
+    }
+
+    #[test]
+    fn a_damaged_record_gives_only_the_positions_before_its_illegal_move() {
+        // The fourth move replays cell 0, taken at the first: positions after it are skipped.
+        let records = vec![record(&[0, 3, 1, 0, 2], 1, vec![0.0; 5])];
+        let drawn = draw_positions::<TicTacToe>(&records, result_target(), 10, 3);
+        let mut plies: Vec<usize> = drawn.iter().map(|p| p.position.ply()).collect();
+        plies.sort_unstable();
+        assert_eq!(plies, vec![0, 1, 2, 3]);
     }
 
     #[test]

@@ -194,16 +194,22 @@ pub fn ply_results(r: &GameRecord) -> Vec<f32> {
 }
 
 /// The position after `moves`, or after the legal ones before the first illegal move (where
-/// [`samples_from`] stops a damaged record).
+/// [`samples_with`] stops a damaged record).
 fn last_position<G: Game>(moves: &[u8]) -> G {
+    replay_legal::<G>(moves).0
+}
+
+/// The position after the moves of `moves` that come before the first illegal one, and
+/// whether there was none (a damaged record has one).
+pub fn replay_legal<G: Game>(moves: &[u8]) -> (G, bool) {
     let mut pos = G::new();
     for &m in moves {
         if !pos.is_legal(m) {
-            break;
+            return (pos, false);
         }
         pos.play(m);
     }
-    pos
+    (pos, true)
 }
 
 /// The self-play games of a replay window, oldest first.
