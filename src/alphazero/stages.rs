@@ -24,7 +24,7 @@ use crate::core::files::{read_json, write_json};
 use crate::core::rng::streams;
 use crate::core::threads::default_threads;
 use crate::games::Game;
-use crate::nn::{default_device, Net, Shape, TorchThreads};
+use crate::nn::{default_device, training_threads, Net, Shape, TorchThreads};
 use crate::search::mcts::PlaySearch;
 
 /// Seconds between saves of an unfinished training stage (a crash loses at most this much;
@@ -119,8 +119,10 @@ pub fn stage_train<G: Game>(
         .transpose()?;
     let samples = window_samples::<G>(cfg, &window.records);
     drop(window);
-    // Nothing else runs while the network trains: every core goes to libtorch.
-    let _threads = TorchThreads::set(default_threads());
+    // Nothing else runs while the network trains: every core goes to libtorch, unless its
+    // steps are too small to share.
+    let threads = training_threads(&net.meta.arch, Shape::of::<G>(), cfg.batch_size);
+    let _threads = TorchThreads::set(threads);
     tch::manual_seed(streams::TRAINING_TORCH.seed(cfg.seed, iteration as u64) as i64);
     let checkpointing = Checkpointing {
         path: paths.train_checkpoint(),

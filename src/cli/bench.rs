@@ -12,9 +12,10 @@ use crate::alphazero::config::RunConfig;
 use crate::alphazero::records::GameRecord;
 use crate::alphazero::train::{samples_from, time_steps, Samples};
 use crate::core::rng::rng_from_seed;
-use crate::core::threads::default_threads;
 use crate::games::{Game, GameKind, Player};
-use crate::nn::{default_device, Arch, InferenceNet, Net, Precision, Shape, TorchThreads};
+use crate::nn::{
+    default_device, training_threads, Arch, InferenceNet, Net, Precision, Shape, TorchThreads,
+};
 use crate::players::Playable;
 use crate::search::mcts::{search, MctsConfig, SearchKind, Tree, UniformEvaluator};
 
@@ -109,7 +110,8 @@ pub struct TrainArgs {
     /// Steps timed, after a few untimed ones.
     #[arg(long, default_value_t = 50)]
     steps: u64,
-    /// libtorch threads (default: every core, as the cycle's training).
+    /// libtorch threads (default: as the cycle's training, every core unless a step is too
+    /// small to share).
     #[arg(long)]
     threads: Option<usize>,
     /// What the network's trunk computes in (the preset's when not given).
@@ -419,14 +421,12 @@ fn random_game_samples<G: Game>(games: usize, seed: u64, boards: bool) -> Sample
 }
 
 fn train<G: Game>(a: &TrainArgs) -> Result<()> {
-    let threads = a.threads.unwrap_or_else(default_threads);
-    if threads < 1 {
+    if a.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
     if a.steps < 1 {
         bail!("--steps must be at least 1");
     }
-    let _threads = TorchThreads::set(threads);
     let mut cfg = RunConfig::preset(&a.preset, a.game, tch::Cuda::is_available())?;
     if let Some(arch) = &a.arch {
         cfg.arch = parse_arch(arch, cfg.arch)?;
@@ -449,6 +449,10 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
         a.seed,
     )?
     .with_precision(cfg.precision);
+    let threads = a
+        .threads
+        .unwrap_or_else(|| training_threads(&cfg.arch, Shape::of::<G>(), cfg.batch_size));
+    let _threads = TorchThreads::set(threads);
     let samples = random_game_samples::<G>(1000, a.seed, net.has_board_head());
     let times = time_steps::<G>(&cfg, &mut net, &samples, 5, a.steps)?;
     let per_step = |s: f64| 1000.0 * s / times.steps as f64;

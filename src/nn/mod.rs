@@ -9,11 +9,13 @@ pub mod net;
 pub mod precision;
 pub mod squeeze_excite;
 pub mod tensors;
+pub mod training_threads;
 
 pub use folded::InferenceNet;
 pub use inference::{Evaluator, InferenceClient, InferenceServer, InferenceStats, Metered};
 pub use net::{Arch, ModelMeta, Net, Shape};
 pub use precision::Precision;
+pub use training_threads::training_threads;
 
 /// libtorch's CPU threads for as long as the guard lives, then what they were before: a stage
 /// that runs alone (training) takes every core, while stages whose search threads each

@@ -156,6 +156,23 @@ impl Arch {
         matches!(self, Arch::Resnet { wdl: true, .. })
     }
 
+    /// The multiply-adds of the residual trunk's convolutions for one position of `shape` (the
+    /// bulk of a step's arithmetic on small boards); `None` for other shapes, or when it does
+    /// not fit in a `u64`.
+    pub fn trunk_multiply_adds(&self, shape: Shape) -> Option<u64> {
+        let Arch::Resnet {
+            blocks, filters, ..
+        } = *self
+        else {
+            return None;
+        };
+        let n = |x: usize| u64::try_from(x).ok();
+        let (cells, f) = (n(shape.height)?.checked_mul(n(shape.width)?)?, n(filters)?);
+        // The input convolution, then two 3x3 convolutions a block.
+        let inputs = n(shape.planes)?.checked_add(n(blocks)?.checked_mul(2)?.checked_mul(f)?)?;
+        cells.checked_mul(9)?.checked_mul(f)?.checked_mul(inputs)
+    }
+
     /// How many numbers a network of this shape holds for a game of `shape`: every variable
     /// of its store, batch norm's running statistics included (the tensors of its file).
     /// `None` when that does not fit in an `i64`, libtorch's sizes. It mirrors [`Net::new`],
