@@ -475,8 +475,15 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
         return super::print_json(&out);
     }
     println!(
-        "{} training, {} ({} parameters, {}), {} positions a step, {} libtorch threads: {} steps",
-        out.game, out.arch, out.parameters, out.precision, out.batch, out.threads, out.steps
+        "{} training, {} ({} parameters, {}), {} positions a step, {} libtorch thread{}: {} steps",
+        out.game,
+        out.arch,
+        out.parameters,
+        out.precision,
+        out.batch,
+        out.threads,
+        if out.threads == 1 { "" } else { "s" },
+        out.steps
     );
     println!("  ms/step              {:>10.2}", out.ms_per_step);
     println!("  positions/s          {:>10.0}", out.positions_per_s);

@@ -18,8 +18,9 @@ pub use precision::Precision;
 pub use training_threads::training_threads;
 
 /// libtorch's CPU threads for as long as the guard lives, then what they were before: a stage
-/// that runs alone (training) takes every core, while stages whose search threads each
-/// evaluate on their own keep libtorch at one thread a caller.
+/// that runs alone (training) takes every core (one for small steps: [`training_threads`]),
+/// while stages whose search threads each evaluate on their own keep libtorch at one thread a
+/// caller.
 pub struct TorchThreads {
     previous: i32,
 }
