@@ -21,18 +21,8 @@ fn lines(path: &std::path::Path) -> usize {
         .unwrap_or(0)
 }
 
-/// One test at a time: libtorch's thread count is the process's, and a training stage sets it
-/// for its steps (one thread for the tiny network, see `nn::training_threads`) and puts it
-/// back after; threads started meanwhile by another test, such as its self-play workers, would
-/// compute with the other count, and the tests that compare two runs bit for bit would differ.
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 #[test]
 fn tiny_cycle_runs_and_resumes() {
-    let _one_at_a_time = one_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
@@ -117,7 +107,6 @@ fn tiny_cycle_runs_and_resumes() {
 
 #[test]
 fn a_trained_network_beats_the_untrained_one() {
-    let _one_at_a_time = one_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
@@ -230,7 +219,6 @@ fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
 /// dropped one, and leaves the iterations before it alone.
 #[test]
 fn a_learning_rate_drop_sets_the_rate_of_its_iterations() {
-    let _one_at_a_time = one_at_a_time();
     use zero::alphazero::config::LearningRateDrop;
     let latest_after_one_iteration = |cfg: &RunConfig| {
         let tmp = tempfile::tempdir().unwrap();
@@ -264,7 +252,6 @@ fn a_learning_rate_drop_sets_the_rate_of_its_iterations() {
 /// with exactly the weights of an uninterrupted run.
 #[test]
 fn interrupted_training_resumes_exactly() {
-    let _one_at_a_time = one_at_a_time();
     use zero::alphazero::train::{train, Checkpointing};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
@@ -359,7 +346,6 @@ fn tictactoe_net(cfg: &RunConfig) -> Net {
 /// one worker and two play the same games, bit for bit, and write the same chunk files.
 #[test]
 fn self_play_does_not_depend_on_the_number_of_workers() {
-    let _one_at_a_time = one_at_a_time();
     use zero::alphazero::records::read_iteration;
     use zero::alphazero::selfplay::self_play;
     let tmp = tempfile::tempdir().unwrap();
@@ -408,7 +394,6 @@ fn self_play_does_not_depend_on_the_number_of_workers() {
 /// the number of workers.
 #[test]
 fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
-    let _one_at_a_time = one_at_a_time();
     use zero::alphazero::config::PlayoutCap;
     use zero::alphazero::records::read_iteration;
     use zero::alphazero::selfplay::self_play;
@@ -453,7 +438,6 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
 /// search (no policy target) as 0.
 #[test]
 fn self_play_records_a_policy_surprise_a_ply() {
-    let _one_at_a_time = one_at_a_time();
     use zero::alphazero::config::PlayoutCap;
     let games = tictactoe_self_play(20, |cfg| {
         cfg.playout_cap = Some(PlayoutCap {
@@ -506,7 +490,6 @@ fn tictactoe_self_play(
 /// move there, and trains only on the positions after the fork.
 #[test]
 fn forked_games_leave_the_main_line_once_and_train_after_it() {
-    let _one_at_a_time = one_at_a_time();
     use zero::alphazero::train::samples_from;
     let games = tictactoe_self_play(40, |cfg| {
         cfg.random_opening_plies = 2;
@@ -554,7 +537,6 @@ fn forked_games_leave_the_main_line_once_and_train_after_it() {
 /// already); with noise on every move nearly every game differs.
 #[test]
 fn root_noise_stops_after_its_plies() {
-    let _one_at_a_time = one_at_a_time();
     use std::collections::HashSet;
     use zero::search::mcts::SearchKind;
     // The first moves, and the distinct games, of 40 games.
@@ -580,7 +562,6 @@ fn root_noise_stops_after_its_plies() {
 /// it opened with at random, for its value targets.
 #[test]
 fn random_opening_plies_spread_the_openings() {
-    let _one_at_a_time = one_at_a_time();
     use std::collections::HashSet;
     // Without noise or temperature, self-play would play one opening.
     let games = tictactoe_self_play(60, |cfg| cfg.random_opening_plies = 2);
@@ -604,7 +585,6 @@ fn random_opening_plies_spread_the_openings() {
 /// the result does not depend on the number of threads.
 #[test]
 fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_count() {
-    let _one_at_a_time = one_at_a_time();
     use zero::alphazero::reanalyse::{candidates, reanalyse_window};
     use zero::alphazero::selfplay::self_play;
     use zero::alphazero::train::window_records;
@@ -676,7 +656,6 @@ fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_coun
 /// iteration, the asked number after.
 #[test]
 fn a_reanalysing_cycle_records_what_it_refreshed() {
-    let _one_at_a_time = one_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");

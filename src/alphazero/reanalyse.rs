@@ -172,6 +172,7 @@ fn search_in_parallel<G: Game>(
             .map(|(k, (chunk, n))| {
                 let first = (k * part) as u64;
                 scope.spawn(move || {
+                    crate::nn::use_caller_threads();
                     let mut eval = NetEvaluator::new(n);
                     search_positions(cfg, &mut eval, chunk, first, seed, task)
                 })

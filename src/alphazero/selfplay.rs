@@ -309,6 +309,7 @@ impl ChunkRun<'_> {
         next: &AtomicUsize,
         done: &Sender<(u64, GameRecord)>,
     ) -> Result<(SelfPlayStats, E)> {
+        crate::nn::use_caller_threads();
         let mut eval = NetEvaluator::new(evaluator);
         let mut stats = SelfPlayStats::default();
         while let Some(games) = self.chunks.get(next.fetch_add(1, Ordering::Relaxed)) {

@@ -195,6 +195,7 @@ pub(crate) fn for_each_item<S, T: Send>(
     let next = AtomicUsize::new(0);
     let failed = Mutex::new(None::<anyhow::Error>);
     let thread = || -> Result<()> {
+        crate::nn::use_caller_threads();
         let mut state = make()?;
         loop {
             if failed.lock().map(|f| f.is_some()).unwrap_or(true) {

@@ -233,7 +233,9 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
         if t < 1 {
             bail!("--threads must be at least 1");
         }
-        tch::set_num_threads(t);
+        // Each worker and inference thread takes this count when it starts.
+        crate::nn::set_caller_threads(t as usize);
+        crate::nn::use_caller_threads();
     }
     let mut cfg =
         RunConfig::preset_for_search(&a.preset, a.game, tch::Cuda::is_available(), a.search)?;

@@ -167,20 +167,17 @@ fn keep_freed_memory() {
     }
 }
 
-/// On CPU, libtorch runs one thread per call unless `ZERO_TORCH_THREADS` says otherwise.
-/// Its OpenMP threads spin while they wait, and on a small or shared machine two of them
-/// ran up to 15 times slower than one (measured on this 2-core machine); the pipeline keeps
-/// the other cores busy with search and with the evaluation's parallel games instead.
+/// libtorch's threads for each thread that evaluates (`nn::caller_threads`: one on a CPU),
+/// unless `ZERO_TORCH_THREADS` says otherwise; the main thread takes them too.
 fn set_torch_threads() {
     let n = std::env::var("ZERO_TORCH_THREADS")
         .ok()
-        .and_then(|v| v.parse::<i32>().ok())
+        .and_then(|v| v.parse::<usize>().ok())
         .filter(|&n| n > 0);
-    match n {
-        Some(n) => tch::set_num_threads(n),
-        None if !tch::Cuda::is_available() => tch::set_num_threads(1),
-        None => {}
+    if let Some(n) = n {
+        crate::nn::set_caller_threads(n);
     }
+    crate::nn::use_caller_threads();
 }
 
 /// A progress bar on stderr, hidden when `show` is false or stderr is not a terminal.

@@ -233,6 +233,7 @@ fn run(
     batching: Batching,
     slot: PanicSlot,
 ) -> InferenceStats {
+    super::use_caller_threads();
     let mut pending = Vec::new();
     let served = catch_unwind(AssertUnwindSafe(|| {
         serve(&net, &rx, batching, &mut pending)

@@ -130,6 +130,8 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(crate::core::threads::default_threads().clamp(2, 8))
         .thread_name("zero-serve")
+        // Engines evaluate on the runtime's threads, each beside the others.
+        .on_thread_start(crate::nn::use_caller_threads)
         .enable_all()
         .build()
         .context("cannot start the server's runtime")
