@@ -1059,10 +1059,11 @@ fn arch() -> impl Strategy<Value = Arch> {
             any::<usize>(),
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
             any::<bool>()
         )
             .prop_map(
-                |(blocks, filters, value_channels, board_head, wdl, squeeze_excite)| {
+                |(blocks, filters, value_channels, board_head, wdl, squeeze_excite, opponent)| {
                     Arch::Resnet {
                         blocks,
                         filters,
@@ -1070,6 +1071,7 @@ fn arch() -> impl Strategy<Value = Arch> {
                         board_head,
                         wdl,
                         squeeze_excite,
+                        opponent_policy_head: opponent,
                     }
                 }
             ),
@@ -1183,6 +1185,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             policy_surprise_share: c.1,
             reanalyse_positions: b.3 / 2,
             board_loss_weight: c.3,
+            opponent_policy_loss_weight: c.3,
             value_loss_weight: c.3,
             eval_games: c.4,
             eval_sims: c.5,

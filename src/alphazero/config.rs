@@ -133,6 +133,11 @@ pub struct RunConfig {
     /// with that head (`arch.board_head`); 1 in runs from before the setting.
     #[serde(default = "unit_weight")]
     pub board_loss_weight: f32,
+    /// Weight of the opponent-policy loss (cross-entropy against the next position's policy
+    /// target) in the total, for a network with that head (`arch.opponent_policy_head`);
+    /// KataGo's 0.15, also in runs from before the setting.
+    #[serde(default = "opponent_policy_weight")]
+    pub opponent_policy_loss_weight: f32,
     /// Times the value loss counts in the total training loss (the policy's counts once); 1
     /// in the presets and in runs from before the setting. 2, seeds 0 and 1, against the cpu
     /// preset: no better at 15 iterations; after 80 min a little ahead on Begin-Hard and the
@@ -215,6 +220,10 @@ fn one_thread() -> usize {
 
 fn unit_weight() -> f32 {
     1.0
+}
+
+fn opponent_policy_weight() -> f32 {
+    0.15
 }
 
 /// The chunk size of runs from before chunks were fixed ranges of games.
@@ -313,6 +322,7 @@ impl RunConfig {
             policy_surprise_share: 0.0,
             reanalyse_positions: 0,
             board_loss_weight: 1.0,
+            opponent_policy_loss_weight: opponent_policy_weight(),
             value_loss_weight: 1.0,
             eval_games: 40,
             eval_sims: 64,
@@ -609,6 +619,13 @@ impl RunConfig {
         }
         let board = self.board_loss_weight as f64;
         within("board_loss_weight", board, board >= 0.0, "0 or more");
+        let opponent = self.opponent_policy_loss_weight as f64;
+        within(
+            "opponent_policy_loss_weight",
+            opponent,
+            opponent >= 0.0,
+            "0 or more",
+        );
         let value = self.value_loss_weight as f64;
         within("value_loss_weight", value, value > 0.0, "above 0");
         let gate = self.promote_threshold;

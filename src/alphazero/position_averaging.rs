@@ -44,14 +44,18 @@ struct Sums {
     value: f32,
     /// Final-board targets (empty when the samples have none).
     board: Vec<f32>,
+    /// Opponent-policy targets (empty when the samples have none).
+    opponent_policy: Vec<f32>,
+    /// Occurrences with an opponent-policy target (none after a game's last move).
+    with_opponent_policy: u32,
     /// Relative policy surprises ([`Samples::surprises`]).
     surprise: f32,
     count: u32,
 }
 
 /// `samples` (`input_size` inputs and `actions` policy entries a position) with each distinct
-/// position once, in order of first occurrence: policy target the mean of its occurrences'
-/// policy targets (those that have one), value target (and final-board target, if any) the
+/// position once, in order of first occurrence: policy target (and opponent-policy target) the
+/// mean of its occurrences' that have one, value target (and final-board target, if any) the
 /// mean of theirs, weight 1 + log2(n), relative policy surprise the mean of theirs. `cells`:
 /// the size of a final-board target.
 pub fn average_duplicates(
@@ -61,6 +65,11 @@ pub fn average_duplicates(
     cells: usize,
 ) -> Samples {
     let cells = if samples.boards.is_empty() { 0 } else { cells };
+    let replies = if samples.opponent_policies.is_empty() {
+        0
+    } else {
+        actions
+    };
     let mut index: HashMap<Planes, usize> = HashMap::new();
     let mut sums: Vec<Sums> = Vec::new();
     let mut first: Vec<usize> = Vec::new();
@@ -73,6 +82,8 @@ pub fn average_duplicates(
                 with_policy: 0,
                 value: 0.0,
                 board: vec![0.0; cells],
+                opponent_policy: vec![0.0; replies],
+                with_opponent_policy: 0,
                 surprise: 0.0,
                 count: 0,
             });
@@ -87,6 +98,14 @@ pub fn average_duplicates(
         s.value += samples.values[i];
         let board = &samples.boards[i * cells..(i + 1) * cells];
         s.board.iter_mut().zip(board).for_each(|(t, b)| *t += b);
+        let reply = &samples.opponent_policies[i * replies..(i + 1) * replies];
+        if reply.iter().any(|&p| p > 0.0) {
+            s.opponent_policy
+                .iter_mut()
+                .zip(reply)
+                .for_each(|(t, p)| *t += p);
+            s.with_opponent_policy += 1;
+        }
         s.surprise += samples.surprises.get(i).copied().unwrap_or(1.0);
         s.count += 1;
     }
@@ -100,6 +119,9 @@ pub fn average_duplicates(
         out.values.push(s.value / s.count as f32);
         out.boards
             .extend(s.board.iter().map(|b| b / s.count as f32));
+        let n = s.with_opponent_policy.max(1) as f32;
+        out.opponent_policies
+            .extend(s.opponent_policy.iter().map(|p| p / n));
         out.surprises.push(s.surprise / s.count as f32);
         total += 1.0 + f64::from(s.count).log2();
         out.cumulative_weights.push(total);

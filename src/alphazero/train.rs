@@ -39,6 +39,9 @@ pub struct Samples {
     /// Final-board targets, one plane a position ([`Game::occupancy`] of the game's last
     /// position from the mover's view); empty when not asked for.
     pub boards: Vec<f32>,
+    /// Opponent-policy targets, `actions` a position: the next position's policy target
+    /// (all zero after a game's last move, or where that position has none).
+    pub opponent_policies: Vec<f32>,
     /// Running sums of the positions' weights when they are drawn unevenly (averaged
     /// duplicates, [`super::position_averaging`]; policy surprise,
     /// [`super::policy_surprise`]); empty: every position is equally likely.
@@ -129,6 +132,12 @@ pub fn samples_with<G: Game>(records: &[GameRecord], target: ValueTarget, boards
             pos.encode(&mut s.inputs[at..]);
             s.policies
                 .extend_from_slice(&r.policies[ply * a..(ply + 1) * a]);
+            match r.policies.get((ply + 1) * a..(ply + 2) * a) {
+                Some(reply) if ply + 1 < r.moves.len() => {
+                    s.opponent_policies.extend_from_slice(reply)
+                }
+                _ => s.opponent_policies.extend(std::iter::repeat_n(0.0, a)),
+            }
             s.values.push(values[ply]);
             if let Some(end) = &end {
                 let at = s.boards.len();
@@ -459,22 +468,27 @@ fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result
     }))
 }
 
-/// A mini-batch: inputs, policy targets, value targets and final-board targets (empty for a
-/// network without that head), flat, refilled at every step.
+/// A mini-batch: inputs, policy targets, value targets, final-board and opponent-policy
+/// targets (each empty for a network without that head), flat, refilled at every step.
 struct Batch {
     inputs: Vec<f32>,
     policies: Vec<f32>,
     values: Vec<f32>,
     boards: Vec<f32>,
+    opponent_policies: Vec<f32>,
 }
 
 impl Batch {
-    fn new<G: Game>(size: usize, boards: bool) -> Batch {
+    /// A batch of `size` positions for `net`'s heads.
+    fn new<G: Game>(size: usize, net: &Net) -> Batch {
+        let sized = |has: bool, each: usize| vec![0.0; if has { size * each } else { 0 }];
+        let arch = &net.meta.arch;
         Batch {
             inputs: vec![0.0; size * G::input_size()],
             policies: vec![0.0; size * G::NUM_ACTIONS],
             values: vec![0.0; size],
-            boards: vec![0.0; if boards { size * G::cells() } else { 0 }],
+            boards: sized(arch.has_board_head(), G::cells()),
+            opponent_policies: sized(arch.has_opponent_policy_head(), G::NUM_ACTIONS),
         }
     }
 }
@@ -508,6 +522,12 @@ fn fill_batch<G: Game>(
                 &mut batch.boards[b * cells..(b + 1) * cells],
             );
         }
+        if !batch.opponent_policies.is_empty() {
+            sym.apply_policy(
+                &samples.opponent_policies[i * a..(i + 1) * a],
+                &mut batch.opponent_policies[b * a..(b + 1) * a],
+            );
+        }
     }
 }
 
@@ -524,6 +544,7 @@ struct BatchTensors {
     policies: Tensor,
     values: Tensor,
     boards: Option<Tensor>,
+    opponent_policies: Option<Tensor>,
 }
 
 fn batch_tensors(net: &Net, batch: &Batch) -> Result<BatchTensors> {
@@ -544,11 +565,20 @@ fn batch_tensors(net: &Net, batch: &Batch) -> Result<BatchTensors> {
                 .f_to_device(device)?,
         ),
     };
+    let opponent_policies = match batch.opponent_policies.is_empty() {
+        true => None,
+        false => Some(
+            Tensor::f_from_slice(&batch.opponent_policies)?
+                .f_view([bs, s.actions as i64])?
+                .f_to_device(device)?,
+        ),
+    };
     Ok(BatchTensors {
         inputs,
         policies,
         values,
         boards,
+        opponent_policies,
     })
 }
 
@@ -578,6 +608,8 @@ struct LossSettings {
     value_weight: f64,
     /// Times the final-board loss counts in the total (`board_loss_weight`).
     board_weight: f64,
+    /// Times the opponent-policy loss counts in the total (`opponent_policy_loss_weight`).
+    opponent_policy_weight: f64,
 }
 
 impl LossSettings {
@@ -586,6 +618,7 @@ impl LossSettings {
             policy_targets_missing: cfg.playout_cap.is_some(),
             value_weight: f64::from(cfg.value_loss_weight),
             board_weight: f64::from(cfg.board_loss_weight),
+            opponent_policy_weight: f64::from(cfg.opponent_policy_loss_weight),
         }
     }
 }
@@ -593,23 +626,17 @@ impl LossSettings {
 /// Policy cross-entropy + value mean squared error, or for a network with a win/draw/loss
 /// value head its cross-entropy ([`wdl_cross_entropy`]; the squared error of its expected
 /// result is still the value loss reported, so that runs compare), counted `value_weight`
-/// times (+ the final-board mean squared error a cell, counted `board_weight` times, when the
-/// batch has final-board targets).
+/// times (+ the final-board mean squared error a cell, counted `board_weight` times, and the
+/// opponent-policy cross-entropy, counted `opponent_policy_weight` times, when the batch has
+/// those targets).
 fn loss_terms(net: &Net, t: &BatchTensors, settings: LossSettings) -> Result<LossTerms> {
-    let heads = net.forward_heads(&t.inputs, true, t.boards.is_some())?;
-    let cross_entropy = t
-        .policies
-        .f_mul(&heads.policy.f_log_softmax(-1, Kind::Float)?)?
-        .f_sum_dim_intlist(-1, false, Kind::Float)?;
+    let training_heads = t.boards.is_some() || t.opponent_policies.is_some();
+    let heads = net.forward_heads(&t.inputs, true, training_heads)?;
     let policy = if settings.policy_targets_missing {
-        // Averaged over the positions that have a policy target: a playout cap's cheap
-        // searches leave theirs all zero (they teach the value only).
-        let with_target = t.policies.f_sum(Kind::Float)?.f_clamp_min(1.0)?;
-        cross_entropy.f_sum(Kind::Float)?.f_div(&with_target)?
+        policy_cross_entropy_where_targeted(&heads.policy, &t.policies)?
     } else {
-        cross_entropy.f_mean(Kind::Float)?
-    }
-    .f_neg()?;
+        policy_cross_entropy(&heads.policy, &t.policies)?.f_mean(Kind::Float)?
+    };
     let value = heads.value.f_mse_loss(&t.values, Reduction::Mean)?;
     let value_loss = match &heads.value_logits {
         Some(logits) => wdl_cross_entropy(logits, &t.values)?,
@@ -624,12 +651,37 @@ fn loss_terms(net: &Net, t: &BatchTensors, settings: LossSettings) -> Result<Los
         }
         _ => None,
     };
+    if let (Some(logits), Some(target)) = (heads.opponent_policy, &t.opponent_policies) {
+        // A game's last position, and a playout cap's cheap searches, leave no target.
+        let loss = policy_cross_entropy_where_targeted(&logits, target)?;
+        total = total.f_add(&loss.f_mul_scalar(settings.opponent_policy_weight)?)?;
+    }
     Ok(LossTerms {
         total,
         policy,
         value,
         board,
     })
+}
+
+/// Each position's cross-entropy `[n]` of policy logits `[n, actions]` against targets.
+fn policy_cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor, TchError> {
+    targets
+        .f_mul(&logits.f_log_softmax(-1, Kind::Float)?)?
+        .f_sum_dim_intlist(-1, false, Kind::Float)?
+        .f_neg()
+}
+
+/// The policy cross-entropy averaged over the positions that have a target: all-zero targets
+/// (a playout cap's cheap searches, a game's end for the opponent's policy) teach nothing.
+fn policy_cross_entropy_where_targeted(
+    logits: &Tensor,
+    targets: &Tensor,
+) -> Result<Tensor, TchError> {
+    let with_target = targets.f_sum(Kind::Float)?.f_clamp_min(1.0)?;
+    policy_cross_entropy(logits, targets)?
+        .f_sum(Kind::Float)?
+        .f_div(&with_target)
 }
 
 /// The mean cross-entropy of win/draw/loss logits `[n, 3]` against value targets `[n]` in
@@ -738,7 +790,11 @@ pub fn train<G: Game>(
     if boards && samples.boards.len() != samples.len() * G::cells() {
         bail!("the network has a final-board head, and the positions have no final-board targets");
     }
-    let mut batch = Batch::new::<G>(cfg.batch_size.max(1), boards);
+    let opponent = net.meta.arch.has_opponent_policy_head();
+    if opponent && samples.opponent_policies.len() != samples.len() * G::NUM_ACTIONS {
+        bail!("the network has an opponent-policy head, and the positions have no targets for it");
+    }
+    let mut batch = Batch::new::<G>(cfg.batch_size.max(1), net);
     let loss_settings = LossSettings::of(cfg);
     let task = progress::task(cfg.train_steps, "steps", progress);
     task.set_position(at.step);
@@ -826,8 +882,7 @@ pub fn time_steps<G: Game>(
     }
     let syms = G::symmetries();
     let mut adam = Adam::new(net, weight_decay(cfg))?;
-    let boards = net.has_board_head();
-    let mut batch = Batch::new::<G>(cfg.batch_size.max(1), boards);
+    let mut batch = Batch::new::<G>(cfg.batch_size.max(1), net);
     let loss_settings = LossSettings::of(cfg);
     let mut times = StepTimes::default();
     for step in 0..warmup + steps {
@@ -1103,6 +1158,7 @@ mod tests {
             board_head,
             wdl,
             squeeze_excite: false,
+            opponent_policy_head: false,
         }
     }
 
@@ -1134,6 +1190,83 @@ mod tests {
         let no_targets = samples_from::<TicTacToe>(&random_games(5, 6), 0.0, false);
         let e = train::<TicTacToe>(&cfg, &mut net, &no_targets, 1, None, false).unwrap_err();
         assert!(e.to_string().contains("no final-board targets"), "{e}");
+    }
+
+    #[test]
+    fn an_opponent_policy_target_is_the_next_positions_policy_target() {
+        let x_wins = record(&[0, 3, 1, 4, 2], 1, &[]);
+        let s = samples_from::<TicTacToe>(std::slice::from_ref(&x_wins), 0.0, false);
+        let a = TicTacToe::NUM_ACTIONS;
+        assert_eq!(s.opponent_policies.len(), 5 * a);
+        for ply in 0..4 {
+            let next = &x_wins.policies[(ply + 1) * a..(ply + 2) * a];
+            assert_eq!(
+                &s.opponent_policies[ply * a..(ply + 1) * a],
+                next,
+                "ply {ply}"
+            );
+        }
+        // After the last move nobody replies.
+        assert!(s.opponent_policies[4 * a..].iter().all(|&p| p == 0.0));
+    }
+
+    /// The opponent-policy head's cross-entropy on `samples` (positions with a target).
+    fn opponent_policy_error(net: &Net, samples: &Samples) -> f64 {
+        let n = samples.len() as i64;
+        let xs = Tensor::from_slice(&samples.inputs).view([n, 3, 3, 3]);
+        let logits = net.forward_heads(&xs, false, true).unwrap().opponent_policy;
+        let target = Tensor::from_slice(&samples.opponent_policies).view([n, 9]);
+        policy_cross_entropy_where_targeted(&logits.unwrap(), &target)
+            .unwrap()
+            .double_value(&[])
+    }
+
+    #[test]
+    fn training_teaches_the_opponent_policy_head_and_play_never_sees_it() {
+        use crate::alphazero::config::RunConfig;
+        use crate::games::GameKind;
+        use crate::nn::Shape;
+        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+        cfg.train_steps = 600;
+        cfg.opponent_policy_loss_weight = 1.0;
+        cfg.arch = crate::nn::Arch::Resnet {
+            blocks: 1,
+            filters: 16,
+            value_channels: 1,
+            board_head: false,
+            wdl: false,
+            squeeze_excite: false,
+            opponent_policy_head: true,
+        };
+        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
+        let shape = Shape::of::<TicTacToe>();
+        let mut net = Net::new_seeded("tictactoe", cfg.arch, shape, tch::Device::Cpu, 3).unwrap();
+        let plain = Net::new_seeded(
+            "tictactoe",
+            resnet_1x16(false, false),
+            shape,
+            tch::Device::Cpu,
+            3,
+        )
+        .unwrap();
+        // Made last: the other weights start as a network's without the head.
+        let xs = Tensor::from_slice(&samples.inputs[..27]).view([1, 3, 3, 3]);
+        let (p, v) = net.forward(&xs, false).unwrap();
+        let (q, w) = plain.forward(&xs, false).unwrap();
+        assert!(p.equal(&q) && v.equal(&w));
+        let before = opponent_policy_error(&net, &samples);
+        train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
+        let after = opponent_policy_error(&net, &samples);
+        // Random replies: the best is about uniform over the empty cells but one.
+        assert!(
+            after < 0.9 * before,
+            "opponent-policy cross-entropy {before:.3} -> {after:.3}"
+        );
+        assert!(net
+            .forward_heads(&xs, false, false)
+            .unwrap()
+            .opponent_policy
+            .is_none());
     }
 
     #[test]
@@ -1196,7 +1329,7 @@ mod tests {
         for wdl in [false, true] {
             let arch = resnet_1x16(false, wdl);
             let net = Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
-            let mut batch = Batch::new::<TicTacToe>(cfg.batch_size, false);
+            let mut batch = Batch::new::<TicTacToe>(cfg.batch_size, &net);
             fill_batch::<TicTacToe>(&samples, &TicTacToe::symmetries(), 1, 0, &mut batch);
             let tensors = batch_tensors(&net, &batch).unwrap();
             let mut total_beyond_policy = |weight: f32| {

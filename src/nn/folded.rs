@@ -184,6 +184,7 @@ impl InferenceNet {
                     value_fc1,
                     value_fc2,
                     board: _,
+                    opponent_policy: _,
                 } => FoldedBody::Resnet {
                     input: FoldedConv::new(conv, bn, trunk)?,
                     blocks: blocks
@@ -383,6 +384,7 @@ mod tests {
             board_head: true,
             wdl: false,
             squeeze_excite: true,
+            opponent_policy_head: true,
         };
         let wdl = Arch::Resnet {
             blocks: 1,
@@ -391,6 +393,7 @@ mod tests {
             board_head: false,
             wdl: true,
             squeeze_excite: false,
+            opponent_policy_head: false,
         };
         for arch in [arch, wdl, Arch::AzgConv { channels: 16 }] {
             let net = trained_statistics(arch, 3);

@@ -51,6 +51,12 @@ pub enum Arch {
         /// of networks without it.
         #[serde(default, skip_serializing_if = "is_false")]
         squeeze_excite: bool,
+        /// A fourth head, for training only: the opponent's reply, the policy target of the
+        /// next position (KataGo's auxiliary opponent-policy target, Wu 2019). It teaches the
+        /// trunk what the other side threatens; play never computes it. Absent from the
+        /// descriptions of networks without it.
+        #[serde(default, skip_serializing_if = "is_false")]
+        opponent_policy_head: bool,
     },
     /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
     /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
@@ -99,14 +105,15 @@ fn is_wdl_output(out: &Tensor) -> bool {
 }
 
 /// What a network's heads answer: policy logits `[n, actions]`, values `[n]`, the value head's
-/// win/draw/loss logits `[n, 3]` (a network with that head; training's target) and the
-/// final-board prediction `[n, h * w]` in [-1, 1] (when asked for and the network has that
-/// head).
+/// win/draw/loss logits `[n, 3]` (a network with that head; training's target), and when
+/// training's heads are asked for and the network has them, the final-board prediction
+/// `[n, h * w]` in [-1, 1] and the opponent's policy logits `[n, actions]`.
 pub struct Heads {
     pub policy: Tensor,
     pub value: Tensor,
     pub value_logits: Option<Tensor>,
     pub board: Option<Tensor>,
+    pub opponent_policy: Option<Tensor>,
 }
 
 impl Arch {
@@ -119,7 +126,20 @@ impl Arch {
             board_head: false,
             wdl: false,
             squeeze_excite: false,
+            opponent_policy_head: false,
         }
+    }
+
+    /// Whether the network has the opponent-policy head (trained on the next position's
+    /// policy target).
+    pub fn has_opponent_policy_head(&self) -> bool {
+        matches!(
+            self,
+            Arch::Resnet {
+                opponent_policy_head: true,
+                ..
+            }
+        )
     }
 
     /// Whether the network has the final-board head (trained on each cell's final owner).
@@ -200,6 +220,7 @@ impl Arch {
                 board_head,
                 wdl,
                 squeeze_excite,
+                opponent_policy_head,
             } => {
                 let (b, f, v) = (n(blocks)?, n(filters)?, n(value_channels)?);
                 let se = if squeeze_excite {
@@ -214,14 +235,16 @@ impl Arch {
                 } else {
                     0
                 };
+                let policy_head =
+                    sum(&[conv(f, 2, 1), bn(2), linear(cells.checked_mul(2)?, actions)])?;
+                let opponent = if opponent_policy_head { policy_head } else { 0 };
                 sum(&[
                     Some(board),
+                    Some(opponent),
                     conv(planes, f, 3),
                     bn(f),
                     block.checked_mul(b),
-                    conv(f, 2, 1),
-                    bn(2),
-                    linear(cells.checked_mul(2)?, actions),
+                    Some(policy_head),
                     conv(f, v, 1),
                     bn(v),
                     linear(cells.checked_mul(v)?, 64),
@@ -262,6 +285,7 @@ impl std::fmt::Display for Arch {
                 board_head,
                 wdl,
                 squeeze_excite,
+                opponent_policy_head,
             } => {
                 write!(f, "resnet {blocks}x{filters}")?;
                 if *squeeze_excite {
@@ -275,6 +299,9 @@ impl std::fmt::Display for Arch {
                 }
                 if *board_head {
                     write!(f, ", board head")?;
+                }
+                if *opponent_policy_head {
+                    write!(f, ", opponent-policy head")?;
                 }
                 Ok(())
             }
@@ -439,6 +466,9 @@ pub(super) enum Body {
         /// The final-board head ([`Arch::Resnet`]'s `board_head`): a 1x1 convolution to one
         /// plane, batch norm, tanh.
         board: Option<(Conv, Bn)>,
+        /// The opponent-policy head ([`Arch::Resnet`]'s `opponent_policy_head`): the policy
+        /// head's layers, its own weights.
+        opponent_policy: Option<(Conv, Bn, nn::Linear)>,
     },
     AzgConv {
         convs: Vec<(Conv, Bn)>,
@@ -523,6 +553,7 @@ impl Net {
                 board_head,
                 wdl,
                 squeeze_excite,
+                opponent_policy_head,
             } => {
                 if blocks == 0 || filters == 0 || value_channels == 0 {
                     bail!("a network needs at least one block, one filter and one value channel");
@@ -569,6 +600,18 @@ impl Net {
                     // with the head as without it.
                     board: board_head
                         .then(|| (conv1(&p / "board_conv", filters, 1), bn(&p / "board_bn", 1))),
+                    opponent_policy: opponent_policy_head.then(|| {
+                        (
+                            conv1(&p / "opponent_policy_conv", filters, 2),
+                            bn(&p / "opponent_policy_bn", 2),
+                            nn::linear(
+                                &p / "opponent_policy_fc",
+                                (2 * cells) as i64,
+                                shape.actions as i64,
+                                Default::default(),
+                            ),
+                        )
+                    }),
                 }
             }
             Arch::AzgConv { channels } => {
@@ -676,9 +719,14 @@ impl Net {
     }
 
     /// As [`Net::forward`], with the win/draw/loss logits of a network with that value head
-    /// and, when `board` is asked for and the network has that head, the final-board
-    /// prediction ([`Heads`]).
-    pub fn forward_heads(&self, xs: &Tensor, train: bool, board: bool) -> Result<Heads, TchError> {
+    /// and, when `training_heads` are asked for, those of the final-board and opponent-policy
+    /// heads the network has ([`Heads`]).
+    pub fn forward_heads(
+        &self,
+        xs: &Tensor,
+        train: bool,
+        training_heads: bool,
+    ) -> Result<Heads, TchError> {
         match &self.body {
             Body::Resnet {
                 conv,
@@ -692,6 +740,7 @@ impl Net {
                 value_fc1,
                 value_fc2,
                 board: board_head,
+                opponent_policy: opponent_head,
             } => {
                 let trunk = self.trunk_compute();
                 let xs = xs.f_to_kind(trunk.kind)?;
@@ -713,11 +762,11 @@ impl Net {
                     ..trunk
                 };
                 let x = x.f_to_kind(float.kind)?;
-                let policy = policy_bn
-                    .f_forward(&policy_conv.f_forward(&x, float)?, train)?
-                    .f_relu()?
-                    .f_flatten(1, -1)?;
-                let policy = f_linear(&policy, policy_fc)?;
+                let policy_logits = |conv: &Conv, bn: &Bn, fc: &nn::Linear| {
+                    let p = bn.f_forward(&conv.f_forward(&x, float)?, train)?.f_relu()?;
+                    f_linear(&p.f_flatten(1, -1)?, fc)
+                };
+                let policy = policy_logits(policy_conv, policy_bn, policy_fc)?;
                 let value = value_bn
                     .f_forward(&value_conv.f_forward(&x, float)?, train)?
                     .f_relu()?
@@ -726,7 +775,11 @@ impl Net {
                 let value_out = f_linear(&value, value_fc2)?;
                 let value = value_from_head(&value_out)?;
                 let value_logits = is_wdl_output(&value_out).then_some(value_out);
-                let owners = match board_head.as_ref().filter(|_| board) {
+                let opponent_policy = match opponent_head.as_ref().filter(|_| training_heads) {
+                    Some((c, b, fc)) => Some(policy_logits(c, b, fc)?),
+                    None => None,
+                };
+                let owners = match board_head.as_ref().filter(|_| training_heads) {
                     Some((c, b)) => Some(
                         b.f_forward(&c.f_forward(&x, float)?, train)?
                             .f_tanh()?
@@ -739,6 +792,7 @@ impl Net {
                     value,
                     value_logits,
                     board: owners,
+                    opponent_policy,
                 })
             }
             Body::AzgConv {
@@ -765,6 +819,7 @@ impl Net {
                     value: f_linear(&x, value)?.f_tanh()?.f_view([-1])?,
                     value_logits: None,
                     board: None,
+                    opponent_policy: None,
                 })
             }
         }
@@ -1228,6 +1283,7 @@ mod tests {
                     board_head: false,
                     wdl: false,
                     squeeze_excite: false,
+                    opponent_policy_head: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
@@ -1236,6 +1292,7 @@ mod tests {
                     board_head: true,
                     wdl: false,
                     squeeze_excite: false,
+                    opponent_policy_head: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
@@ -1244,6 +1301,7 @@ mod tests {
                     board_head: false,
                     wdl: true,
                     squeeze_excite: false,
+                    opponent_policy_head: false,
                 },
                 Arch::resnet(2, 6).with_squeeze_excite(),
                 Arch::resnet(1, 3).with_wdl_head().with_squeeze_excite(),
@@ -1331,6 +1389,7 @@ mod tests {
             board_head: false,
             wdl: false,
             squeeze_excite: false,
+            opponent_policy_head: false,
         };
         let json = serde_json::to_string(&wide).unwrap();
         assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), wide);
@@ -1351,6 +1410,7 @@ mod tests {
             board_head: false,
             wdl: false,
             squeeze_excite: false,
+            opponent_policy_head: false,
         };
         let e = Net::new(GAME, zero, shape, Device::Cpu).err().unwrap();
         assert!(e.to_string().contains("one value channel"), "{e}");
@@ -1391,6 +1451,7 @@ mod tests {
             board_head: true,
             wdl: false,
             squeeze_excite: false,
+            opponent_policy_head: false,
         };
         assert_eq!(with.to_string(), "resnet 1x8, board head");
         let json = serde_json::to_string(&with).unwrap();
