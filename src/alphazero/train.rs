@@ -114,7 +114,9 @@ pub fn samples_with<G: Game>(records: &[GameRecord], target: ValueTarget, boards
     let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
     let mut s = Samples::default();
     for r in records {
-        let end = boards.then(|| last_position::<G>(&r.moves));
+        // A damaged record's end is the position before its first illegal move, where the
+        // replay below stops too.
+        let end = boards.then(|| replay_legal::<G>(&r.moves).0);
         let values = value_targets(r, target, a);
         let mut pos = G::new();
         let mut trained = Vec::new();
@@ -200,12 +202,6 @@ pub fn ply_results(r: &GameRecord) -> Vec<f32> {
         _ => -first,
     };
     (0..r.moves.len()).map(at).collect()
-}
-
-/// The position after `moves`, or after the legal ones before the first illegal move (where
-/// [`samples_with`] stops a damaged record).
-fn last_position<G: Game>(moves: &[u8]) -> G {
-    replay_legal::<G>(moves).0
 }
 
 /// The position after the moves of `moves` that come before the first illegal one, and
