@@ -1385,6 +1385,7 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
                 policy_loss: f.0,
                 value_loss: f.1,
                 board_loss: (iteration % 2 == 1).then_some(f.0),
+                opponent_policy_loss: (iteration % 3 == 1).then_some(f.0),
                 reanalysed: (iteration % 3 == 1).then_some(steps),
                 reanalyse_seconds: (iteration % 3 == 1).then_some(f.2),
                 seconds: f.2,

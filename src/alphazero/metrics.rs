@@ -57,6 +57,9 @@ pub struct TrainRecord {
     /// The final-board loss, for a network with that head (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board_loss: Option<f64>,
+    /// The opponent-policy loss, for a network with that head (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opponent_policy_loss: Option<f64>,
     /// Positions of the window searched again before training, and the seconds that took
     /// (part of `seconds`), for a run that reanalyses (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,6 +123,7 @@ impl StageRecord {
             policy_loss: t.policy_loss,
             value_loss: t.value_loss,
             board_loss: t.board_loss,
+            opponent_policy_loss: t.opponent_policy_loss,
             reanalysed: t.reanalysis.as_ref().map(|r| r.positions),
             reanalyse_seconds: t.reanalysis.as_ref().map(|r| r.seconds),
             seconds: t.seconds,
@@ -360,6 +364,7 @@ mod tests {
             policy_loss: 1.0,
             value_loss: 0.5,
             board_loss: None,
+            opponent_policy_loss: None,
             reanalysed: None,
             reanalyse_seconds: None,
             seconds: 2.0,

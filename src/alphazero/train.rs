@@ -279,6 +279,9 @@ pub struct TrainStats {
     /// The final-board loss (mean squared error a cell), for a network with that head.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub board_loss: Option<f64>,
+    /// The opponent-policy loss (cross-entropy), for a network with that head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opponent_policy_loss: Option<f64>,
     /// The window's positions searched again before training ([`super::reanalyse`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reanalysis: Option<Reanalysis>,
@@ -356,6 +359,7 @@ struct Progress {
     policy_avg: f64,
     value_avg: f64,
     board_avg: f64,
+    opponent_policy_avg: f64,
 }
 
 impl Progress {
@@ -366,21 +370,26 @@ impl Progress {
         self.policy_avg += k * (losses.policy - self.policy_avg);
         self.value_avg += k * (losses.value - self.value_avg);
         self.board_avg += k * (losses.board - self.board_avg);
+        self.opponent_policy_avg += k * (losses.opponent_policy - self.opponent_policy_avg);
         self.step += 1;
     }
 }
 
-/// One step's losses before its update; `board` is 0 for a network without the head.
+/// One step's losses before its update; `board` and `opponent_policy` are 0 for a network
+/// without that head.
 #[derive(Clone, Copy)]
 struct Losses {
     policy: f64,
     value: f64,
     board: f64,
+    opponent_policy: f64,
 }
 
 impl Losses {
     fn are_finite(&self) -> bool {
-        self.policy.is_finite() && self.value.is_finite() && self.board.is_finite()
+        [self.policy, self.value, self.board, self.opponent_policy]
+            .iter()
+            .all(|l| l.is_finite())
     }
 }
 
@@ -402,6 +411,8 @@ fn save_checkpoint(ck: &Checkpointing, net: &Net, adam: &Adam, at: &Progress) ->
     named.push(("state.policy_avg".into(), scalar(at.policy_avg)?));
     named.push(("state.value_avg".into(), scalar(at.value_avg)?));
     named.push(("state.board_avg".into(), scalar(at.board_avg)?));
+    let opponent = scalar(at.opponent_policy_avg)?;
+    named.push(("state.opponent_policy_avg".into(), opponent));
     let bytes = to_safetensors_bytes(&named, None)
         .with_context(|| format!("cannot save the training checkpoint {}", ck.path.display()))?;
     write_atomic(&ck.path, &bytes)
@@ -459,6 +470,11 @@ fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result
         // Absent from checkpoints saved before the final-board head.
         board_avg: match map.contains_key("state.board_avg") {
             true => scalar("state.board_avg")?,
+            false => 0.0,
+        },
+        // Absent from checkpoints saved before the opponent-policy head.
+        opponent_policy_avg: match map.contains_key("state.opponent_policy_avg") {
+            true => scalar("state.opponent_policy_avg")?,
             false => 0.0,
         },
     }))
@@ -584,6 +600,7 @@ struct LossTerms {
     policy: Tensor,
     value: Tensor,
     board: Option<Tensor>,
+    opponent_policy: Option<Tensor>,
 }
 
 /// The run's weight decay: added to the gradient (L2, as libtorch's Adam), or decoupled
@@ -647,16 +664,21 @@ fn loss_terms(net: &Net, t: &BatchTensors, settings: LossSettings) -> Result<Los
         }
         _ => None,
     };
-    if let (Some(logits), Some(target)) = (heads.opponent_policy, &t.opponent_policies) {
-        // A game's last position, and a playout cap's cheap searches, leave no target.
-        let loss = policy_cross_entropy_where_targeted(&logits, target)?;
-        total = total.f_add(&loss.f_mul_scalar(settings.opponent_policy_weight)?)?;
-    }
+    let opponent_policy = match (heads.opponent_policy, &t.opponent_policies) {
+        (Some(logits), Some(target)) => {
+            // A game's last position, and a playout cap's cheap searches, leave no target.
+            let loss = policy_cross_entropy_where_targeted(&logits, target)?;
+            total = total.f_add(&loss.f_mul_scalar(settings.opponent_policy_weight)?)?;
+            Some(loss)
+        }
+        _ => None,
+    };
     Ok(LossTerms {
         total,
         policy,
         value,
         board,
+        opponent_policy,
     })
 }
 
@@ -697,15 +719,14 @@ fn wdl_cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor, TchErr
 }
 
 impl LossTerms {
-    /// The losses as numbers (the board's 0 for a network without that head).
+    /// The losses as numbers (an absent head's 0).
     fn values(&self) -> Result<Losses> {
+        let or_zero = |t: &Option<Tensor>| t.as_ref().map_or(Ok(0.0), |t| t.f_double_value(&[]));
         Ok(Losses {
             policy: self.policy.f_double_value(&[])?,
             value: self.value.f_double_value(&[])?,
-            board: match &self.board {
-                Some(b) => b.f_double_value(&[])?,
-                None => 0.0,
-            },
+            board: or_zero(&self.board)?,
+            opponent_policy: or_zero(&self.opponent_policy)?,
         })
     }
 }
@@ -810,8 +831,12 @@ pub fn train<G: Game>(
                 true => format!(", board loss {:.3}", at.board_avg),
                 false => String::new(),
             };
+            let opponent = match opponent {
+                true => format!(", opponent-policy loss {:.3}", at.opponent_policy_avg),
+                false => String::new(),
+            };
             task.set_message(format!(
-                "policy loss {:.3}, value loss {:.3}{board}",
+                "policy loss {:.3}, value loss {:.3}{board}{opponent}",
                 at.policy_avg, at.value_avg
             ));
         }
@@ -838,6 +863,7 @@ pub fn train<G: Game>(
         policy_loss: at.policy_avg,
         value_loss: at.value_avg,
         board_loss: boards.then_some(at.board_avg),
+        opponent_policy_loss: opponent.then_some(at.opponent_policy_avg),
         reanalysis: None,
         seconds: started.elapsed().as_secs_f64(),
     })
@@ -1251,8 +1277,11 @@ mod tests {
         let (q, w) = plain.forward(&xs, false).unwrap();
         assert!(p.equal(&q) && v.equal(&w));
         let before = opponent_policy_error(&net, &samples);
-        train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
+        let stats = train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
         let after = opponent_policy_error(&net, &samples);
+        let reported = stats.opponent_policy_loss.unwrap();
+        assert!(reported.is_finite() && reported < before, "{reported}");
+        assert_eq!(stats.board_loss, None);
         // Random replies: the best is about uniform over the empty cells but one.
         assert!(
             after < 0.9 * before,
