@@ -40,7 +40,8 @@ pub struct Samples {
     /// position from the mover's view); empty when not asked for.
     pub boards: Vec<f32>,
     /// Opponent-policy targets, `actions` a position: the next position's policy target
-    /// (all zero after a game's last move, or where that position has none).
+    /// (all zero after a game's last move, or where that position has none); empty when not
+    /// asked for.
     pub opponent_policies: Vec<f32>,
     /// Running sums of the positions' weights when they are drawn unevenly (averaged
     /// duplicates, [`super::position_averaging`]; policy surprise,
@@ -96,27 +97,54 @@ pub struct ValueTarget {
     pub bootstrap: Option<ValueBootstrap>,
 }
 
-/// [`samples_with`] the value target `mix` of root value and result everywhere.
+/// The targets of training-only heads that positions get besides their policy and value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HeadTargets {
+    /// The game's final board as seen by the position's mover.
+    pub boards: bool,
+    /// The next position's policy target.
+    pub opponent_policies: bool,
+}
+
+impl HeadTargets {
+    /// The targets `arch`'s heads train on.
+    pub fn of(arch: &crate::nn::Arch) -> HeadTargets {
+        HeadTargets {
+            boards: arch.has_board_head(),
+            opponent_policies: arch.has_opponent_policy_head(),
+        }
+    }
+}
+
+/// [`samples_with`] the value target `mix` of root value and result everywhere, final-board
+/// targets when `boards` says, opponent-policy targets always.
 pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> Samples {
     let target = ValueTarget {
         mix,
         search_in_random_opening: false,
         bootstrap: None,
     };
-    samples_with::<G>(records, target, boards)
+    let heads = HeadTargets {
+        boards,
+        opponent_policies: true,
+    };
+    samples_with::<G>(records, target, heads)
 }
 
-/// Replays records into training positions, each with its [`value_targets`]. With `boards`,
-/// each position also gets its game's final board as seen by its mover. A record's plies
-/// before its `trains_from` are replayed, not trained on. Each position's surprise is taken
-/// relative to its game's ([`relative_surprises`]).
-pub fn samples_with<G: Game>(records: &[GameRecord], target: ValueTarget, boards: bool) -> Samples {
+/// Replays records into training positions, each with its [`value_targets`] and the `heads`'
+/// targets asked for. A record's plies before its `trains_from` are replayed, not trained on.
+/// Each position's surprise is taken relative to its game's ([`relative_surprises`]).
+pub fn samples_with<G: Game>(
+    records: &[GameRecord],
+    target: ValueTarget,
+    heads: HeadTargets,
+) -> Samples {
     let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
     let mut s = Samples::default();
     for r in records {
         // A damaged record's end is the position before its first illegal move, where the
         // replay below stops too.
-        let end = boards.then(|| replay_legal::<G>(&r.moves).0);
+        let end = heads.boards.then(|| replay_legal::<G>(&r.moves).0);
         let values = value_targets(r, target, a);
         let mut pos = G::new();
         let mut trained = Vec::new();
@@ -134,11 +162,13 @@ pub fn samples_with<G: Game>(records: &[GameRecord], target: ValueTarget, boards
             pos.encode(&mut s.inputs[at..]);
             s.policies
                 .extend_from_slice(&r.policies[ply * a..(ply + 1) * a]);
-            match r.policies.get((ply + 1) * a..(ply + 2) * a) {
-                Some(reply) if ply + 1 < r.moves.len() => {
-                    s.opponent_policies.extend_from_slice(reply)
+            if heads.opponent_policies {
+                match r.policies.get((ply + 1) * a..(ply + 2) * a) {
+                    Some(reply) if ply + 1 < r.moves.len() => {
+                        s.opponent_policies.extend_from_slice(reply)
+                    }
+                    _ => s.opponent_policies.extend(std::iter::repeat_n(0.0, a)),
                 }
-                _ => s.opponent_policies.extend(std::iter::repeat_n(0.0, a)),
             }
             s.values.push(values[ply]);
             if let Some(end) = &end {
@@ -259,8 +289,7 @@ pub fn value_target(cfg: &RunConfig) -> ValueTarget {
 
 /// The training positions of a window's games, averaged and weighed as the run says.
 pub fn window_samples<G: Game>(cfg: &RunConfig, records: &[GameRecord]) -> Samples {
-    let boards = cfg.arch.has_board_head();
-    let samples = samples_with::<G>(records, value_target(cfg), boards);
+    let samples = samples_with::<G>(records, value_target(cfg), HeadTargets::of(&cfg.arch));
     let mut samples = if cfg.position_averaging {
         average_duplicates(&samples, G::input_size(), G::NUM_ACTIONS, G::cells())
     } else {
@@ -1031,7 +1060,7 @@ mod tests {
             search_in_random_opening: true,
             bootstrap: None,
         };
-        let s = samples_with::<TicTacToe>(records, target, false);
+        let s = samples_with::<TicTacToe>(records, target, HeadTargets::default());
         assert_eq!(s.values[..2], [0.5, -0.2]);
         assert_eq!(s.values[2..], everywhere[2..]);
         // Policies are trained from every ply all the same.
@@ -1056,11 +1085,11 @@ mod tests {
         };
         // Plies 2-4 played their best to the end: the result. Ply 1: its root value; ply 0,
         // whose move was its best: ply 1's, from X's view.
-        let s = samples_with::<TicTacToe>(records, target, false);
+        let s = samples_with::<TicTacToe>(records, target, HeadTargets::default());
         assert_eq!(s.values, [0.2, -0.2, 1.0, -1.0, 1.0]);
         // Mixed with each position's own root value as the result is.
         let target = ValueTarget { mix: 0.5, ..target };
-        let s = samples_with::<TicTacToe>(records, target, false);
+        let s = samples_with::<TicTacToe>(records, target, HeadTargets::default());
         let expected = [0.35, -0.2, 0.55, -0.35, 0.95];
         let close = s
             .values
