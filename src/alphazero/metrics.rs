@@ -272,6 +272,9 @@ pub struct IterationRow {
     pub selfplay_results: Option<GameResults>,
     pub policy_loss: Option<f64>,
     pub value_loss: Option<f64>,
+    /// The training-only heads' losses, for a network with them.
+    pub board_loss: Option<f64>,
+    pub opponent_policy_loss: Option<f64>,
     pub train_seconds: Option<f64>,
     /// Latest's score against best (draws count half).
     pub score_vs_best: Option<f64>,
@@ -316,6 +319,8 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
             StageRecord::Train(r) => {
                 row.policy_loss = Some(r.policy_loss);
                 row.value_loss = Some(r.value_loss);
+                row.board_loss = r.board_loss;
+                row.opponent_policy_loss = r.opponent_policy_loss;
                 row.train_seconds = Some(r.seconds);
                 seconds.insert((r.iteration, "train"), r.seconds);
             }

@@ -16,14 +16,27 @@ pub fn table(rows: &[IterationRow]) -> String {
         Some(v) => format!("{:.1}%", 100.0 * v),
         None => "-".into(),
     };
+    // The training-only heads' losses get a column only in a run that reports them.
+    let board = rows.iter().any(|r| r.board_loss.is_some());
+    let opponent = rows.iter().any(|r| r.opponent_policy_loss.is_some());
+    let head_columns = |cells: [String; 2]| {
+        let mut s = String::new();
+        for (shown, cell) in [board, opponent].into_iter().zip(cells) {
+            if shown {
+                let _ = write!(s, " {cell:>8}");
+            }
+        }
+        s
+    };
     let mut s = format!(
-        "{:>4} {:>7} {:>9} {:>12} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}\n",
+        "{:>4} {:>7} {:>9} {:>12} {:>8} {:>8}{} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}\n",
         "iter",
         "minutes",
         "positions",
         "1st/draw/2nd",
         "policy",
         "value",
+        head_columns(["board".into(), "opp pol".into()]),
         "vs best",
         "promoted",
         "gen",
@@ -35,7 +48,7 @@ pub fn table(rows: &[IterationRow]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{:>4} {:>7} {:>9} {:>12} {:>8} {:>8} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}",
+            "{:>4} {:>7} {:>9} {:>12} {:>8} {:>8}{} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}",
             r.iteration,
             opt(r.minutes, 1),
             r.positions.map_or("-".into(), |p| p.to_string()),
@@ -45,6 +58,7 @@ pub fn table(rows: &[IterationRow]) -> String {
             }),
             opt(r.policy_loss, 3),
             opt(r.value_loss, 3),
+            head_columns([opt(r.board_loss, 3), opt(r.opponent_policy_loss, 3)]),
             pct(r.score_vs_best),
             match r.promoted {
                 Some(true) => "promoted",
@@ -166,6 +180,37 @@ mod tests {
         assert!(s.contains("best vs minimax:4") && s.contains("&lt;run&gt;"));
         // policy, value, latest-vs-best and benchmark: one point each for iteration 1
         assert_eq!(s.matches("<polyline").count(), 4);
+    }
+
+    #[test]
+    fn the_training_only_heads_losses_get_columns_only_where_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        std::fs::write(&path, metrics()).unwrap();
+        let plain = table(&iteration_rows(&read_metrics(&path).unwrap()));
+        assert!(
+            !plain.contains("opp pol") && !plain.contains("board"),
+            "{plain}"
+        );
+        let with_head = metrics().replace(
+            "\"value_loss\":0.5",
+            "\"value_loss\":0.5,\"opponent_policy_loss\":1.234",
+        );
+        assert_ne!(with_head, metrics());
+        std::fs::write(&path, with_head).unwrap();
+        let rows = iteration_rows(&read_metrics(&path).unwrap());
+        assert_eq!(rows[0].opponent_policy_loss, Some(1.234));
+        assert_eq!(rows[0].board_loss, None);
+        let t = table(&rows);
+        let header = t.lines().next().unwrap();
+        assert!(
+            header.contains("opp pol") && !header.contains("board"),
+            "{t}"
+        );
+        assert!(t.lines().nth(1).unwrap().contains("1.234"), "{t}");
+        // Every row keeps the header's columns: iteration 2, without training, shows `-`.
+        let widths: Vec<usize> = t.lines().take(3).map(str::len).collect();
+        assert_eq!(widths[0], widths[1], "{t}");
     }
 
     #[test]

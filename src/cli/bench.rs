@@ -100,8 +100,9 @@ pub struct TrainArgs {
     game: GameKind,
     #[arg(long, default_value = "default")]
     preset: String,
-    /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 (4x64+se:
-    /// with squeeze-and-excitation) under the preset's heads.
+    /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 under the
+    /// preset's heads, followed by any of `+se` (squeeze-and-excitation), `+board` and `+opp`
+    /// (the training-only final-board and opponent-policy heads, with their targets).
     #[arg(long)]
     arch: Option<String>,
     /// Positions a step instead of the preset's.
@@ -157,24 +158,27 @@ struct SelfplayBench {
 }
 
 /// The network `--arch` names, on the preset's network `preset`: `azg`, or a residual trunk of
-/// BLOCKSxFILTERS (with `+se`, squeeze-and-excitation) under the preset's heads, so that a
-/// shape is timed with the value head (and training's final-board head) its runs would have.
+/// BLOCKSxFILTERS under the preset's heads, so that a shape is timed with the value head (and
+/// training's final-board head) its runs would have. Suffixes add to it: `+se`
+/// squeeze-and-excitation (a preset's is dropped without it), `+board` and `+opp` the
+/// training-only final-board and opponent-policy heads.
 fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
     if s == "azg" {
         return Ok(Arch::AzgConv { channels: 512 });
     }
-    let (shape, se) = match s.strip_suffix("+se") {
-        Some(shape) => (shape, true),
-        None => (s, false),
-    };
-    let Some((blocks, filters)) = shape
-        .split_once('x')
-        .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))
-    else {
-        bail!(
-            "--arch is 'azg' or BLOCKSxFILTERS such as 4x64, with '+se' for squeeze-and-excitation (got '{s}')"
+    let garbled = || {
+        anyhow::anyhow!(
+            "--arch is 'azg' or BLOCKSxFILTERS such as 4x64, followed by any of '+se' \
+             (squeeze-and-excitation), '+board' (final-board head), '+opp' (opponent-policy \
+             head) (got '{s}')"
         )
     };
+    let mut parts = s.split('+');
+    let (blocks, filters) = parts
+        .next()
+        .and_then(|shape| shape.split_once('x'))
+        .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))
+        .ok_or_else(garbled)?;
     let mut arch = match preset {
         Arch::Resnet { .. } => preset,
         Arch::AzgConv { .. } => Arch::resnet(blocks, filters),
@@ -183,10 +187,20 @@ fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
         blocks: b,
         filters: f,
         squeeze_excite,
+        board_head,
+        opponent_policy_head,
         ..
     } = &mut arch
     {
-        (*b, *f, *squeeze_excite) = (blocks, filters, se);
+        (*b, *f, *squeeze_excite) = (blocks, filters, false);
+        for part in parts {
+            match part {
+                "se" => *squeeze_excite = true,
+                "board" => *board_head = true,
+                "opp" => *opponent_policy_head = true,
+                _ => return Err(garbled()),
+            }
+        }
     }
     Ok(arch)
 }
@@ -516,11 +530,30 @@ mod tests {
         let azg = Arch::AzgConv { channels: 512 };
         assert_eq!(parse_arch("azg", preset).unwrap(), azg);
         assert_eq!(parse_arch("2x8", azg).unwrap(), Arch::resnet(2, 8));
+        let Arch::Resnet {
+            squeeze_excite,
+            board_head,
+            opponent_policy_head,
+            ..
+        } = parse_arch("4x48+opp+board", preset).unwrap()
+        else {
+            panic!("a residual network");
+        };
+        assert!(!squeeze_excite && board_head && opponent_policy_head);
     }
 
     #[test]
     fn a_garbled_arch_is_refused_with_the_forms_it_takes() {
-        for bad in ["4x", "x48", "4x48+sex", "four", "4*48", ""] {
+        for bad in [
+            "4x",
+            "x48",
+            "4x48+sex",
+            "four",
+            "4*48",
+            "",
+            "4x48+",
+            "4x48+opp+x",
+        ] {
             let e = parse_arch(bad, Arch::resnet(4, 48))
                 .unwrap_err()
                 .to_string();

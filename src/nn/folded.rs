@@ -176,9 +176,7 @@ impl InferenceNet {
                     conv,
                     bn,
                     blocks,
-                    policy_conv,
-                    policy_bn,
-                    policy_fc,
+                    policy,
                     value_conv,
                     value_bn,
                     value_fc1,
@@ -197,8 +195,8 @@ impl InferenceNet {
                             })
                         })
                         .collect::<Result<_, TchError>>()?,
-                    policy_conv: FoldedConv::new(policy_conv, policy_bn, heads)?,
-                    policy_fc: Linear::copy(policy_fc)?,
+                    policy_conv: FoldedConv::new(&policy.conv, &policy.bn, heads)?,
+                    policy_fc: Linear::copy(&policy.fc)?,
                     value_conv: FoldedConv::new(value_conv, value_bn, heads)?,
                     value_fc1: Linear::copy(value_fc1)?,
                     value_fc2: Linear::copy(value_fc2)?,

@@ -449,6 +449,42 @@ pub(super) struct ResBlock {
     pub(super) se: Option<SqueezeExcite>,
 }
 
+/// A policy head's layers: a 1x1 convolution to two planes, batch norm and ReLU, then a fully
+/// connected layer to one logit an action. The policy head and the opponent-policy head
+/// each have their own.
+pub(super) struct PolicyLayers {
+    pub(super) conv: Conv,
+    pub(super) bn: Bn,
+    pub(super) fc: nn::Linear,
+}
+
+impl PolicyLayers {
+    /// New layers named `{prefix}_conv`, `{prefix}_bn` and `{prefix}_fc` under `p`, made in
+    /// that order (the order draws their initial weights).
+    fn new(p: &nn::Path, prefix: &str, filters: usize, shape: Shape) -> PolicyLayers {
+        let cells = shape.height * shape.width;
+        PolicyLayers {
+            conv: conv1(p / format!("{prefix}_conv"), filters, 2),
+            bn: Bn::new(p / format!("{prefix}_bn"), 2, 2),
+            fc: nn::linear(
+                p / format!("{prefix}_fc"),
+                (2 * cells) as i64,
+                shape.actions as i64,
+                Default::default(),
+            ),
+        }
+    }
+
+    /// The logits for the trunk's output `x` (32-bit floats).
+    fn f_forward(&self, x: &Tensor, train: bool, compute: Compute) -> Result<Tensor, TchError> {
+        let p = self
+            .bn
+            .f_forward(&self.conv.f_forward(x, compute)?, train)?
+            .f_relu()?;
+        f_linear(&p.f_flatten(1, -1)?, &self.fc)
+    }
+}
+
 // One per network: the size difference does not matter.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Body {
@@ -456,9 +492,7 @@ pub(super) enum Body {
         conv: Conv,
         bn: Bn,
         blocks: Vec<ResBlock>,
-        policy_conv: Conv,
-        policy_bn: Bn,
-        policy_fc: nn::Linear,
+        policy: PolicyLayers,
         value_conv: Conv,
         value_bn: Bn,
         value_fc1: nn::Linear,
@@ -468,7 +502,7 @@ pub(super) enum Body {
         board: Option<(Conv, Bn)>,
         /// The opponent-policy head ([`Arch::Resnet`]'s `opponent_policy_head`): the policy
         /// head's layers, its own weights.
-        opponent_policy: Option<(Conv, Bn, nn::Linear)>,
+        opponent_policy: Option<PolicyLayers>,
     },
     AzgConv {
         convs: Vec<(Conv, Bn)>,
@@ -574,14 +608,7 @@ impl Net {
                             }
                         })
                         .collect(),
-                    policy_conv: conv1(&p / "policy_conv", filters, 2),
-                    policy_bn: bn(&p / "policy_bn", 2),
-                    policy_fc: nn::linear(
-                        &p / "policy_fc",
-                        (2 * cells) as i64,
-                        shape.actions as i64,
-                        Default::default(),
-                    ),
+                    policy: PolicyLayers::new(&p, "policy", filters, shape),
                     value_conv: conv1(&p / "value_conv", filters, value_channels),
                     value_bn: bn(&p / "value_bn", value_channels),
                     value_fc1: nn::linear(
@@ -600,18 +627,8 @@ impl Net {
                     // with the head as without it.
                     board: board_head
                         .then(|| (conv1(&p / "board_conv", filters, 1), bn(&p / "board_bn", 1))),
-                    opponent_policy: opponent_policy_head.then(|| {
-                        (
-                            conv1(&p / "opponent_policy_conv", filters, 2),
-                            bn(&p / "opponent_policy_bn", 2),
-                            nn::linear(
-                                &p / "opponent_policy_fc",
-                                (2 * cells) as i64,
-                                shape.actions as i64,
-                                Default::default(),
-                            ),
-                        )
-                    }),
+                    opponent_policy: opponent_policy_head
+                        .then(|| PolicyLayers::new(&p, "opponent_policy", filters, shape)),
                 }
             }
             Arch::AzgConv { channels } => {
@@ -732,9 +749,7 @@ impl Net {
                 conv,
                 bn,
                 blocks,
-                policy_conv,
-                policy_bn,
-                policy_fc,
+                policy,
                 value_conv,
                 value_bn,
                 value_fc1,
@@ -762,11 +777,7 @@ impl Net {
                     ..trunk
                 };
                 let x = x.f_to_kind(float.kind)?;
-                let policy_logits = |conv: &Conv, bn: &Bn, fc: &nn::Linear| {
-                    let p = bn.f_forward(&conv.f_forward(&x, float)?, train)?.f_relu()?;
-                    f_linear(&p.f_flatten(1, -1)?, fc)
-                };
-                let policy = policy_logits(policy_conv, policy_bn, policy_fc)?;
+                let policy = policy.f_forward(&x, train, float)?;
                 let value = value_bn
                     .f_forward(&value_conv.f_forward(&x, float)?, train)?
                     .f_relu()?
@@ -776,7 +787,7 @@ impl Net {
                 let value = value_from_head(&value_out)?;
                 let value_logits = is_wdl_output(&value_out).then_some(value_out);
                 let opponent_policy = match opponent_head.as_ref().filter(|_| training_heads) {
-                    Some((c, b, fc)) => Some(policy_logits(c, b, fc)?),
+                    Some(head) => Some(head.f_forward(&x, train, float)?),
                     None => None,
                 };
                 let owners = match board_head.as_ref().filter(|_| training_heads) {
