@@ -1153,6 +1153,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             random_opening_search_value: !e.3,
             fork_share: d.0,
             fork_plies: b.1 / 3,
+            fork_line_search_value: e.3,
             root_noise_plies: e.3.then_some(b.1),
             mcts: b.2,
             precision: if e.3 { Precision::Bf16 } else { Precision::F32 },

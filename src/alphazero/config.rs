@@ -63,6 +63,13 @@ pub struct RunConfig {
     /// Forks happen at plies 0 to `fork_plies - 1`.
     #[serde(default)]
     pub fork_plies: u32,
+    /// A forked game's plies up to and including its fork train too: their policy target is
+    /// their search's as anywhere, their value target the search's root value alone (the
+    /// game's result is that of a game that left the line). Without it the main line's own
+    /// positions, which the fork games replay, never train. Off in the presets and in runs
+    /// from before the setting.
+    #[serde(default)]
+    pub fork_line_search_value: bool,
     /// Self-play's searches noise their root (Gumbel's noise, or PUCT's Dirichlet) only in a
     /// game's first `root_noise_plies` plies; later moves are the noise-free search's choice,
     /// so that a position's value target is the result of the network's best play rather than
@@ -299,6 +306,7 @@ impl RunConfig {
             random_opening_search_value: false,
             fork_share: 0.0,
             fork_plies: 0,
+            fork_line_search_value: false,
             root_noise_plies: None,
             playout_cap: None,
             opening_sims: None,

@@ -72,7 +72,14 @@ pub fn draw_positions<G: Game>(
     let mut candidates: Vec<(usize, usize)> = records
         .iter()
         .enumerate()
-        .flat_map(|(g, r)| (r.trains_from as usize..r.moves.len()).map(move |ply| (g, ply)))
+        .flat_map(|(g, r)| {
+            let first = if target.search_before_fork {
+                0
+            } else {
+                r.trains_from as usize
+            };
+            (first..r.moves.len()).map(move |ply| (g, ply))
+        })
         .collect();
     candidates.shuffle(&mut rng_from_seed(seed));
     let mut taken = [0usize; PLY_GROUPS.len()];
@@ -215,6 +222,7 @@ mod tests {
         ValueTarget {
             mix: 0.0,
             search_in_random_opening: false,
+            search_before_fork: false,
             bootstrap: None,
         }
     }

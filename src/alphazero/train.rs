@@ -93,6 +93,9 @@ pub struct ValueTarget {
     /// The root value alone before a game's last random opening ply
     /// ([`super::config::RunConfig::random_opening_search_value`]).
     pub search_in_random_opening: bool,
+    /// A forked game's plies before its `trains_from` train, with the root value alone
+    /// ([`super::config::RunConfig::fork_line_search_value`]); without it they are skipped.
+    pub search_before_fork: bool,
     /// What replaces the game's result in the target ([`ValueBootstrap`]); none: the result.
     pub bootstrap: Option<ValueBootstrap>,
 }
@@ -122,6 +125,7 @@ pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> 
     let target = ValueTarget {
         mix,
         search_in_random_opening: false,
+        search_before_fork: false,
         bootstrap: None,
     };
     let heads = HeadTargets {
@@ -132,7 +136,8 @@ pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> 
 }
 
 /// Replays records into training positions, each with its [`value_targets`] and the `heads`'
-/// targets asked for. A record's plies before its `trains_from` are replayed, not trained on.
+/// targets asked for. A record's plies before its `trains_from` are replayed, not trained on,
+/// unless `target.search_before_fork` says.
 /// Each position's surprise is taken relative to its game's ([`relative_surprises`]).
 pub fn samples_with<G: Game>(
     records: &[GameRecord],
@@ -152,7 +157,7 @@ pub fn samples_with<G: Game>(
             if !pos.is_legal(m) {
                 break;
             }
-            if (ply as u32) < r.trains_from {
+            if (ply as u32) < r.trains_from && !target.search_before_fork {
                 pos.play(m);
                 continue;
             }
@@ -194,8 +199,9 @@ pub fn samples_with<G: Game>(
 
 /// Each ply's value target for its mover: the game's result (or its bootstrapped return,
 /// `target.bootstrap`) mixed with the search's root value, `target.mix` of the latter; before
-/// a game's last random opening ply it can be the root value alone, since the result is then
-/// that of a game that went on at random. Movers alternate from the first player at ply 0 in
+/// a game's last random opening ply, and before a forked game's `trains_from`, it can be the
+/// root value alone, since the result is then that of a game that went on at random or left
+/// the line. Movers alternate from the first player at ply 0 in
 /// every game (a pass is a move: tests/conformance.rs).
 pub fn value_targets(r: &GameRecord, target: ValueTarget, num_actions: usize) -> Vec<f32> {
     let results = ply_results(r);
@@ -215,10 +221,10 @@ pub fn value_targets(r: &GameRecord, target: ValueTarget, num_actions: usize) ->
     let target_at = |ply: usize| {
         let q = r.root_values.get(ply).copied().unwrap_or(results[ply]);
         let random_after = (ply as u32) < r.random_plies;
-        let mix = match target.search_in_random_opening && random_after {
-            true => 1.0,
-            false => target.mix,
-        };
+        let forked_after = (ply as u32) < r.trains_from;
+        let search_alone = (target.search_in_random_opening && random_after)
+            || (target.search_before_fork && forked_after);
+        let mix = if search_alone { 1.0 } else { target.mix };
         (1.0 - mix) * returns[ply] + mix * q
     };
     (0..r.moves.len()).map(target_at).collect()
@@ -283,6 +289,7 @@ pub fn value_target(cfg: &RunConfig) -> ValueTarget {
     ValueTarget {
         mix: cfg.value_target_mix,
         search_in_random_opening: cfg.random_opening_search_value,
+        search_before_fork: cfg.fork_line_search_value,
         bootstrap: cfg.value_bootstrap,
     }
 }
@@ -1058,6 +1065,7 @@ mod tests {
         let target = ValueTarget {
             mix: 0.25,
             search_in_random_opening: true,
+            search_before_fork: false,
             bootstrap: None,
         };
         let s = samples_with::<TicTacToe>(records, target, HeadTargets::default());
@@ -1071,6 +1079,39 @@ mod tests {
     }
 
     #[test]
+    fn a_forked_games_line_trains_on_the_root_value_alone_when_asked() {
+        // X takes the top row; the game forked at ply 1 (O's random move), so it trains from 2.
+        let forked = GameRecord {
+            trains_from: 2,
+            ..record(&[0, 3, 1, 4, 2], 1, &[0.5, -0.2, 0.1, 0.3, 0.9])
+        };
+        let (a, isz) = (TicTacToe::NUM_ACTIONS, TicTacToe::input_size());
+        let records = std::slice::from_ref(&forked);
+        let mixed = |z: f32, q: f32| 0.75 * z + 0.25 * q;
+        // Off: plies 0 and 1 are replayed, not trained.
+        let off = samples_from::<TicTacToe>(records, 0.25, false);
+        assert_eq!(
+            off.values,
+            [mixed(1.0, 0.1), mixed(-1.0, 0.3), mixed(1.0, 0.9)]
+        );
+        let target = ValueTarget {
+            mix: 0.25,
+            search_in_random_opening: false,
+            search_before_fork: true,
+            bootstrap: None,
+        };
+        let on = samples_with::<TicTacToe>(records, target, HeadTargets::default());
+        // Plies 0 and 1 train too, their value the root value alone; the rest as before.
+        assert_eq!(on.len(), 5);
+        assert_eq!(on.values[..2], [0.5, -0.2]);
+        assert_eq!(on.values[2..], off.values[..]);
+        // Their policy targets are their searches', their inputs the positions replayed.
+        assert_eq!(on.policies[..2 * a], forked.policies[..2 * a]);
+        assert_eq!(on.policies[2 * a..], off.policies[..]);
+        assert_eq!(on.inputs[2 * isz..], off.inputs[..]);
+    }
+
+    #[test]
     fn a_greedy_backup_takes_the_root_value_where_a_move_was_not_the_best() {
         // X takes the top row; O's first move (ply 1) was not its search's best.
         let mut x_wins = record(&[0, 3, 1, 4, 2], 1, &[0.5, -0.2, 0.1, 0.3, 0.9]);
@@ -1081,6 +1122,7 @@ mod tests {
         let target = ValueTarget {
             mix: 0.0,
             search_in_random_opening: false,
+            search_before_fork: false,
             bootstrap: Some(ValueBootstrap::Greedy),
         };
         // Plies 2-4 played their best to the end: the result. Ply 1: its root value; ply 0,
