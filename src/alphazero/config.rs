@@ -66,8 +66,9 @@ pub struct RunConfig {
     /// A forked game's plies up to and including its fork train too: their policy target is
     /// their search's as anywhere, their value target the search's root value alone (the
     /// game's result is that of a game that left the line). Without it the main line's own
-    /// positions, which the fork games replay, never train. Off in the presets and in runs
-    /// from before the setting.
+    /// positions, which the fork games replay, never train. Off in the presets (two seeds at
+    /// 15 iterations: Begin-Hard level, L1_R2 ahead, the solver games behind:
+    /// docs/ablations.md) and in runs from before the setting.
     #[serde(default)]
     pub fork_line_search_value: bool,
     /// Self-play's searches noise their root (Gumbel's noise, or PUCT's Dirichlet) only in a
