@@ -219,12 +219,7 @@ mod tests {
     }
 
     fn result_target() -> ValueTarget {
-        ValueTarget {
-            mix: 0.0,
-            search_in_random_opening: false,
-            search_before_fork: false,
-            bootstrap: None,
-        }
+        ValueTarget::mixed(0.0)
     }
 
     #[test]

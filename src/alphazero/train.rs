@@ -100,6 +100,18 @@ pub struct ValueTarget {
     pub bootstrap: Option<ValueBootstrap>,
 }
 
+impl ValueTarget {
+    /// `mix` of root value and the game's result at every ply, nothing else.
+    pub fn mixed(mix: f32) -> ValueTarget {
+        ValueTarget {
+            mix,
+            search_in_random_opening: false,
+            search_before_fork: false,
+            bootstrap: None,
+        }
+    }
+}
+
 /// The targets of training-only heads that positions get besides their policy and value.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HeadTargets {
@@ -122,12 +134,7 @@ impl HeadTargets {
 /// [`samples_with`] the value target `mix` of root value and result everywhere, final-board
 /// targets when `boards` says, opponent-policy targets always.
 pub fn samples_from<G: Game>(records: &[GameRecord], mix: f32, boards: bool) -> Samples {
-    let target = ValueTarget {
-        mix,
-        search_in_random_opening: false,
-        search_before_fork: false,
-        bootstrap: None,
-    };
+    let target = ValueTarget::mixed(mix);
     let heads = HeadTargets {
         boards,
         opponent_policies: true,
@@ -1063,10 +1070,8 @@ mod tests {
         let s = samples_from::<TicTacToe>(records, 0.25, false);
         assert_eq!(s.values, everywhere);
         let target = ValueTarget {
-            mix: 0.25,
             search_in_random_opening: true,
-            search_before_fork: false,
-            bootstrap: None,
+            ..ValueTarget::mixed(0.25)
         };
         let s = samples_with::<TicTacToe>(records, target, HeadTargets::default());
         assert_eq!(s.values[..2], [0.5, -0.2]);
@@ -1095,10 +1100,8 @@ mod tests {
             [mixed(1.0, 0.1), mixed(-1.0, 0.3), mixed(1.0, 0.9)]
         );
         let target = ValueTarget {
-            mix: 0.25,
-            search_in_random_opening: false,
             search_before_fork: true,
-            bootstrap: None,
+            ..ValueTarget::mixed(0.25)
         };
         let on = samples_with::<TicTacToe>(records, target, HeadTargets::default());
         // Plies 0 and 1 train too, their value the root value alone; the rest as before.
@@ -1120,10 +1123,8 @@ mod tests {
         x_wins.policies[a + 8] = 0.6;
         let records = std::slice::from_ref(&x_wins);
         let target = ValueTarget {
-            mix: 0.0,
-            search_in_random_opening: false,
-            search_before_fork: false,
             bootstrap: Some(ValueBootstrap::Greedy),
+            ..ValueTarget::mixed(0.0)
         };
         // Plies 2-4 played their best to the end: the result. Ply 1: its root value; ply 0,
         // whose move was its best: ply 1's, from X's view.
