@@ -330,6 +330,44 @@ fn interrupted_training_resumes_exactly() {
     assert!(e.contains("unusable") && e.contains("shape"), "{e}");
 }
 
+/// With a weight average, the trained network is the average (not the last step's weights),
+/// and training stopped midway resumes it from the checkpoint exactly.
+#[test]
+fn training_with_a_weight_average_resumes_exactly() {
+    use zero::alphazero::train::{train, Checkpointing};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.train_steps = 40;
+    let samples = random_samples(300, 3);
+    let new_net = |seed| {
+        let shape = Shape::of::<TicTacToe>();
+        Net::new_seeded("tictactoe", cfg.arch, shape, default_device(), seed).unwrap()
+    };
+    let mut last_step = new_net(1);
+    train::<TicTacToe>(&cfg, &mut last_step, &samples, 7, None, false).unwrap();
+    cfg.weight_average_steps = 10;
+    let mut whole = new_net(1);
+    train::<TicTacToe>(&cfg, &mut whole, &samples, 7, None, false).unwrap();
+    assert_ne!(weights(&whole), weights(&last_step));
+
+    let mut ck = Checkpointing {
+        path: tmp.path().join("train-checkpoint.safetensors"),
+        iteration: 1,
+        every_seconds: 1e9,
+        stop_after: Some(15),
+    };
+    let mut first = new_net(1);
+    train::<TicTacToe>(&cfg, &mut first, &samples, 7, Some(&ck), false).expect_err("stops at 15");
+    ck.stop_after = None;
+    let mut resumed = new_net(2);
+    train::<TicTacToe>(&cfg, &mut resumed, &samples, 7, Some(&ck), false).unwrap();
+    assert_eq!(weights(&resumed), weights(&whole));
+    // The finished stage's checkpoint holds the average: training again is a no-op.
+    let mut again = new_net(3);
+    train::<TicTacToe>(&cfg, &mut again, &samples, 7, Some(&ck), false).unwrap();
+    assert_eq!(weights(&again), weights(&whole));
+}
+
 /// The self-play tests' tic-tac-toe network: `cfg`'s shape, fixed first weights.
 fn tictactoe_net(cfg: &RunConfig) -> Net {
     Net::new_seeded(

@@ -111,6 +111,12 @@ pub struct RunConfig {
     /// it was level with the cpu preset over 80 min, seed 0 (docs/ablations.md).
     #[serde(default)]
     pub decoupled_weight_decay: bool,
+    /// The trained network is an exponential moving average of its weights over the
+    /// iteration's steps, each step's weights counting `1 / weight_average_steps`
+    /// ([`super::weight_average`]); the next iteration trains on from that average. 0 (the
+    /// last step's weights) in the presets and in runs from before the setting.
+    #[serde(default)]
+    pub weight_average_steps: u64,
     /// Iterations of self-play kept in the replay window.
     pub window: u32,
     /// Weight of the search's root value in the value target (the rest is the game result).
@@ -324,6 +330,7 @@ impl RunConfig {
             learning_rate_drops: Vec::new(),
             weight_decay: 1e-4,
             decoupled_weight_decay: false,
+            weight_average_steps: 0,
             window: 4,
             value_target_mix: 0.3,
             value_bootstrap: None,

@@ -28,4 +28,5 @@ pub mod target_audit;
 pub mod train;
 pub mod trained_search;
 pub mod value_bootstrap;
+pub mod weight_average;
 pub mod worker;

@@ -19,6 +19,7 @@ use super::position_averaging::average_duplicates;
 use super::reanalyse::Reanalysis;
 use super::records::{read_iteration, GameRecord};
 use super::value_bootstrap::{bootstrapped_returns, GamePlies, ValueBootstrap};
+use super::weight_average::WeightAverage;
 use crate::core::files::write_atomic;
 use crate::core::progress;
 use crate::core::rng::{mix64, rng_from_seed};
@@ -436,14 +437,29 @@ impl Losses {
     }
 }
 
-fn save_checkpoint(ck: &Checkpointing, net: &Net, adam: &Adam, at: &Progress) -> Result<()> {
+/// What training holds besides the network: the optimizer and the weights' average.
+struct TrainerState {
+    adam: Adam,
+    average: Option<WeightAverage>,
+}
+
+fn save_checkpoint(
+    ck: &Checkpointing,
+    net: &Net,
+    state: &TrainerState,
+    at: &Progress,
+) -> Result<()> {
     let scalar = |x: f64| Tensor::f_from_slice(&[x]);
+    let adam = &state.adam;
     let mut named: Vec<(String, Tensor)> = net
         .vs
         .variables()
         .into_iter()
         .map(|(n, t)| (format!("net.{n}"), t))
         .collect();
+    for (n, t) in state.average.iter().flat_map(|a| &a.tensors) {
+        named.push((format!("average.{n}"), t.shallow_clone()));
+    }
     for (((n, _), m), v) in adam.vars.iter().zip(&adam.m).zip(&adam.v) {
         named.push((format!("adam_m.{n}"), m.shallow_clone()));
         named.push((format!("adam_v.{n}"), v.shallow_clone()));
@@ -461,9 +477,13 @@ fn save_checkpoint(ck: &Checkpointing, net: &Net, adam: &Adam, at: &Progress) ->
     write_atomic(&ck.path, &bytes)
 }
 
-/// Restores a checkpoint of this iteration into `net` and `adam`; `None` if there is none
+/// Restores a checkpoint of this iteration into `net` and `state`; `None` if there is none
 /// (or it belongs to another iteration).
-fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result<Option<Progress>> {
+fn load_checkpoint(
+    ck: &Checkpointing,
+    net: &mut Net,
+    state: &mut TrainerState,
+) -> Result<Option<Progress>> {
     if !ck.path.exists() {
         return Ok(None);
     }
@@ -501,6 +521,10 @@ fn load_checkpoint(ck: &Checkpointing, net: &mut Net, adam: &mut Adam) -> Result
     for (n, mut t) in net.vs.variables() {
         restore(&mut t, format!("net.{n}"))?;
     }
+    for (n, t) in state.average.iter_mut().flat_map(|a| &mut a.tensors) {
+        restore(t, format!("average.{n}"))?;
+    }
+    let adam = &mut state.adam;
     for (((n, _), m), v) in adam.vars.iter().zip(&mut adam.m).zip(&mut adam.v) {
         restore(m, format!("adam_m.{n}"))?;
         restore(v, format!("adam_v.{n}"))?;
@@ -797,7 +821,7 @@ fn train_step(
 fn maybe_checkpoint(
     ck: &Checkpointing,
     net: &Net,
-    adam: &Adam,
+    state: &TrainerState,
     at: &Progress,
     steps: u64,
     last_save: &mut Instant,
@@ -808,7 +832,7 @@ fn maybe_checkpoint(
     if !(interrupted || stop || due) || at.step >= steps {
         return Ok(None);
     }
-    save_checkpoint(ck, net, adam, at)?;
+    save_checkpoint(ck, net, state, at)?;
     *last_save = Instant::now();
     Ok((interrupted || stop).then(|| {
         anyhow!(
@@ -837,10 +861,13 @@ pub fn train<G: Game>(
     }
     let started = Instant::now();
     let syms = G::symmetries();
-    let mut adam = Adam::new(net, weight_decay(cfg))?;
+    let mut state = TrainerState {
+        adam: Adam::new(net, weight_decay(cfg))?,
+        average: WeightAverage::new(net, cfg.weight_average_steps)?,
+    };
     let mut at = Progress::default();
     if let Some(ck) = checkpointing {
-        if let Some(p) = load_checkpoint(ck, net, &mut adam)? {
+        if let Some(p) = load_checkpoint(ck, net, &mut state)? {
             at = p;
         }
     }
@@ -863,9 +890,12 @@ pub fn train<G: Game>(
         let step = at.step;
         fill_batch::<G>(samples, &syms, seed, step, &mut batch);
         let lr = learning_rate_at(cfg, step);
-        let losses = train_step(net, &mut adam, &batch, lr, loss_settings)?;
+        let losses = train_step(net, &mut state.adam, &batch, lr, loss_settings)?;
         if !losses.are_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
+        }
+        if let Some(average) = &mut state.average {
+            average.update(net)?;
         }
         at.record(losses);
         task.inc(1);
@@ -884,7 +914,7 @@ pub fn train<G: Game>(
             ));
         }
         if let Some(ck) = checkpointing {
-            let stop = maybe_checkpoint(ck, net, &adam, &at, cfg.train_steps, &mut last_save)?;
+            let stop = maybe_checkpoint(ck, net, &state, &at, cfg.train_steps, &mut last_save)?;
             if let Some(e) = stop {
                 task.abandon();
                 return Err(e);
@@ -892,12 +922,17 @@ pub fn train<G: Game>(
         }
     }
     drop(task);
+    // The finished stage's network is the average; a call that found the stage finished
+    // already has it from the checkpoint.
+    if let (Some(average), true) = (&state.average, at.step > first_step) {
+        average.copy_into(net)?;
+    }
     if let Some(ck) = checkpointing {
         // The finished stage's checkpoint stays until the next iteration's replaces it: a
         // process that dies after saving the trained network but before the run moves on
         // finds the stage done here, instead of training the trained network again.
         if at.step > first_step {
-            save_checkpoint(ck, net, &adam, &at)?;
+            save_checkpoint(ck, net, &state, &at)?;
         }
     }
     Ok(TrainStats {
