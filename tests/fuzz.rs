@@ -1176,6 +1176,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             weight_decay: c.1,
             decoupled_weight_decay: !e.3,
             weight_average_steps: d.3,
+            carry_adam_moments: e.3,
             window: c.2,
             value_target_mix: c.3,
             value_bootstrap: match (e.3, d.1 % 3) {

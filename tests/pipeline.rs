@@ -368,6 +368,48 @@ fn training_with_a_weight_average_resumes_exactly() {
     assert_eq!(weights(&again), weights(&whole));
 }
 
+/// With `carry_adam_moments`, an iteration's training starts from the moments and step count
+/// the last iteration's finished with (its checkpoint's), and from zero without it or when no
+/// earlier iteration left a checkpoint.
+#[test]
+fn adam_carries_its_moments_into_the_next_iteration_when_asked() {
+    use zero::alphazero::train::{train, Checkpointing};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.train_steps = 20;
+    let samples = random_samples(300, 3);
+    let adam_t = |path: &std::path::Path| {
+        let bytes = std::fs::read(path).unwrap();
+        let (named, _) = zero::nn::tensors::from_safetensors_bytes(&bytes).unwrap();
+        let t = named.iter().find(|(n, _)| n == "state.adam_t").unwrap();
+        t.1.double_value(&[0]) as u64
+    };
+    // Two iterations, the second trained from the first's network; its final weights.
+    let two_iterations = |carry: bool, path: &str| {
+        let cfg = RunConfig {
+            carry_adam_moments: carry,
+            ..cfg.clone()
+        };
+        let shape = Shape::of::<TicTacToe>();
+        let mut net = Net::new_seeded("tictactoe", cfg.arch, shape, default_device(), 1).unwrap();
+        let mut ck = Checkpointing {
+            path: tmp.path().join(path),
+            iteration: 1,
+            every_seconds: 1e9,
+            stop_after: None,
+        };
+        train::<TicTacToe>(&cfg, &mut net, &samples, 7, Some(&ck), false).unwrap();
+        assert_eq!(adam_t(&ck.path), 20, "no iteration before the first");
+        ck.iteration = 2;
+        train::<TicTacToe>(&cfg, &mut net, &samples, 8, Some(&ck), false).unwrap();
+        (adam_t(&ck.path), weights(&net))
+    };
+    let (fresh_t, fresh) = two_iterations(false, "fresh.safetensors");
+    let (carried_t, carried) = two_iterations(true, "carried.safetensors");
+    assert_eq!((fresh_t, carried_t), (20, 40));
+    assert_ne!(fresh, carried);
+}
+
 /// The self-play tests' tic-tac-toe network: `cfg`'s shape, fixed first weights.
 fn tictactoe_net(cfg: &RunConfig) -> Net {
     Net::new_seeded(

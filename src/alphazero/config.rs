@@ -117,6 +117,13 @@ pub struct RunConfig {
     /// last step's weights) in the presets and in runs from before the setting.
     #[serde(default)]
     pub weight_average_steps: u64,
+    /// Each iteration's training starts with the moments and step count that Adam finished
+    /// the last iteration with (from its training checkpoint), as one long training would,
+    /// instead of from zero: a fresh Adam's first steps move every weight by about the
+    /// learning rate whatever its gradient's size. Off in the presets and in runs from
+    /// before the setting.
+    #[serde(default)]
+    pub carry_adam_moments: bool,
     /// Iterations of self-play kept in the replay window.
     pub window: u32,
     /// Weight of the search's root value in the value target (the rest is the game result).
@@ -331,6 +338,7 @@ impl RunConfig {
             weight_decay: 1e-4,
             decoupled_weight_decay: false,
             weight_average_steps: 0,
+            carry_adam_moments: false,
             window: 4,
             value_target_mix: 0.3,
             value_bootstrap: None,

@@ -26,6 +26,7 @@ pub mod stages;
 pub mod state;
 pub mod target_audit;
 pub mod train;
+pub mod train_checkpoint;
 pub mod trained_search;
 pub mod value_bootstrap;
 pub mod weight_average;

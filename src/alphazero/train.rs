@@ -2,12 +2,10 @@
 //! cross-entropy + value MSE (+ the final-board MSE for a network with that head, + L2 through
 //! weight decay), Adam with a cosine learning rate.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Result};
 use rand::Rng;
 use serde::Serialize;
 use tch::{Kind, Reduction, TchError, Tensor};
@@ -18,13 +16,16 @@ use super::policy_surprise::{relative_surprises, weigh_by_surprise};
 use super::position_averaging::average_duplicates;
 use super::reanalyse::Reanalysis;
 use super::records::{read_iteration, GameRecord};
+pub use super::train_checkpoint::Checkpointing;
+use super::train_checkpoint::{
+    carry_moments, load_checkpoint, maybe_checkpoint, save_checkpoint, InterruptGuard, Losses,
+    Progress, TrainerState,
+};
 use super::value_bootstrap::{bootstrapped_returns, GamePlies, ValueBootstrap};
 use super::weight_average::WeightAverage;
-use crate::core::files::write_atomic;
 use crate::core::progress;
 use crate::core::rng::{mix64, rng_from_seed};
 use crate::games::{Game, Symmetry};
-use crate::nn::tensors::{from_safetensors_bytes, to_safetensors_bytes};
 use crate::nn::Net;
 
 /// Spreads step numbers over the seed space: 2^64 divided by the golden ratio, splitmix64's
@@ -332,221 +333,6 @@ pub struct TrainStats {
     pub seconds: f64,
 }
 
-/// Where and how often training saves its state, so that an interrupted stage resumes at the
-/// step it reached instead of starting over.
-#[derive(Clone, Debug)]
-pub struct Checkpointing {
-    /// The checkpoint file (`.safetensors`: weights, Adam's moments, step and running losses).
-    pub path: PathBuf,
-    /// Iteration the training belongs to: a checkpoint of another iteration is ignored.
-    pub iteration: u32,
-    /// Seconds between saves (a crash loses at most this much work; Ctrl-C loses none).
-    pub every_seconds: f64,
-    /// Stop with an error right after the save at this step (tests simulate an interruption).
-    pub stop_after: Option<u64>,
-}
-
-/// Set by the Ctrl-C handler that training installs while it runs.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_interrupt(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-/// While alive, Ctrl-C (SIGINT) asks training to save a checkpoint and stop; afterwards the
-/// previous behaviour (terminate) is back. A process that ignores SIGINT (started by `nohup`,
-/// or in the background by a non-interactive shell) goes on ignoring it: the guard then
-/// installs nothing, so that such a run behaves the same in every stage.
-struct InterruptGuard {
-    /// The disposition to put back; `None` when nothing was installed.
-    previous: Option<libc::sighandler_t>,
-}
-
-impl InterruptGuard {
-    fn install() -> InterruptGuard {
-        INTERRUPTED.store(false, Ordering::SeqCst);
-        if sigint_ignored() {
-            return InterruptGuard { previous: None };
-        }
-        let handler = on_interrupt as extern "C" fn(libc::c_int);
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        let previous = unsafe { libc::signal(libc::SIGINT, handler as libc::sighandler_t) };
-        InterruptGuard {
-            previous: Some(previous),
-        }
-    }
-}
-
-impl Drop for InterruptGuard {
-    fn drop(&mut self) {
-        if let Some(previous) = self.previous {
-            // SAFETY: puts back the handler that was there before `install`.
-            unsafe { libc::signal(libc::SIGINT, previous) };
-        }
-    }
-}
-
-/// Whether this process ignores SIGINT (asked without changing it).
-fn sigint_ignored() -> bool {
-    // SAFETY: a null new action only reads the current one into `current`.
-    unsafe {
-        let mut current: libc::sigaction = std::mem::zeroed();
-        libc::sigaction(libc::SIGINT, std::ptr::null(), &mut current) == 0
-            && current.sa_sigaction == libc::SIG_IGN
-    }
-}
-
-/// Training progress that a checkpoint keeps.
-#[derive(Default)]
-struct Progress {
-    step: u64,
-    policy_avg: f64,
-    value_avg: f64,
-    board_avg: f64,
-    opponent_policy_avg: f64,
-}
-
-impl Progress {
-    /// Counts a step and folds its losses into the running averages (the first step's losses
-    /// start them).
-    fn record(&mut self, losses: Losses) {
-        let k = if self.step == 0 { 1.0 } else { 0.05 };
-        self.policy_avg += k * (losses.policy - self.policy_avg);
-        self.value_avg += k * (losses.value - self.value_avg);
-        self.board_avg += k * (losses.board - self.board_avg);
-        self.opponent_policy_avg += k * (losses.opponent_policy - self.opponent_policy_avg);
-        self.step += 1;
-    }
-}
-
-/// One step's losses before its update; `board` and `opponent_policy` are 0 for a network
-/// without that head.
-#[derive(Clone, Copy)]
-struct Losses {
-    policy: f64,
-    value: f64,
-    board: f64,
-    opponent_policy: f64,
-}
-
-impl Losses {
-    fn are_finite(&self) -> bool {
-        [self.policy, self.value, self.board, self.opponent_policy]
-            .iter()
-            .all(|l| l.is_finite())
-    }
-}
-
-/// What training holds besides the network: the optimizer and the weights' average.
-struct TrainerState {
-    adam: Adam,
-    average: Option<WeightAverage>,
-}
-
-fn save_checkpoint(
-    ck: &Checkpointing,
-    net: &Net,
-    state: &TrainerState,
-    at: &Progress,
-) -> Result<()> {
-    let scalar = |x: f64| Tensor::f_from_slice(&[x]);
-    let adam = &state.adam;
-    let mut named: Vec<(String, Tensor)> = net
-        .vs
-        .variables()
-        .into_iter()
-        .map(|(n, t)| (format!("net.{n}"), t))
-        .collect();
-    for (n, t) in state.average.iter().flat_map(|a| &a.tensors) {
-        named.push((format!("average.{n}"), t.shallow_clone()));
-    }
-    for (((n, _), m), v) in adam.vars.iter().zip(&adam.m).zip(&adam.v) {
-        named.push((format!("adam_m.{n}"), m.shallow_clone()));
-        named.push((format!("adam_v.{n}"), v.shallow_clone()));
-    }
-    named.push(("state.iteration".into(), scalar(ck.iteration as f64)?));
-    named.push(("state.step".into(), scalar(at.step as f64)?));
-    named.push(("state.adam_t".into(), scalar(adam.t as f64)?));
-    named.push(("state.policy_avg".into(), scalar(at.policy_avg)?));
-    named.push(("state.value_avg".into(), scalar(at.value_avg)?));
-    named.push(("state.board_avg".into(), scalar(at.board_avg)?));
-    let opponent = scalar(at.opponent_policy_avg)?;
-    named.push(("state.opponent_policy_avg".into(), opponent));
-    let bytes = to_safetensors_bytes(&named, None)
-        .with_context(|| format!("cannot save the training checkpoint {}", ck.path.display()))?;
-    write_atomic(&ck.path, &bytes)
-}
-
-/// Restores a checkpoint of this iteration into `net` and `state`; `None` if there is none
-/// (or it belongs to another iteration).
-fn load_checkpoint(
-    ck: &Checkpointing,
-    net: &mut Net,
-    state: &mut TrainerState,
-) -> Result<Option<Progress>> {
-    if !ck.path.exists() {
-        return Ok(None);
-    }
-    let bad = |why: &str| {
-        anyhow!(
-            "the training checkpoint {} is unusable ({why}); delete it to train this stage from the start",
-            ck.path.display()
-        )
-    };
-    let bytes =
-        std::fs::read(&ck.path).with_context(|| format!("cannot read {}", ck.path.display()))?;
-    let (named, _) = from_safetensors_bytes(&bytes).map_err(|e| bad(&e.to_string()))?;
-    let map: HashMap<String, Tensor> = named.into_iter().collect();
-    let scalar = |k: &str| -> Result<f64> {
-        let t = map.get(k).ok_or_else(|| bad(&format!("no {k}")))?;
-        t.f_double_value(&[0])
-            .map_err(|e| bad(&format!("{k}: {e}")))
-    };
-    if scalar("state.iteration")? as u32 != ck.iteration {
-        return Ok(None);
-    }
-    // Each tensor must be there with the shape it has here (a checkpoint of another network
-    // shape is refused rather than broadcast into this one).
-    let restore = |dst: &mut Tensor, key: String| -> Result<()> {
-        let src = map.get(&key).ok_or_else(|| bad(&format!("no {key}")))?;
-        if src.size() != dst.size() {
-            return Err(bad(&format!(
-                "{key} has shape {:?}, this network needs {:?}",
-                src.size(),
-                dst.size()
-            )));
-        }
-        tch::no_grad(|| dst.f_copy_(src)).map_err(|e| bad(&e.to_string()))
-    };
-    for (n, mut t) in net.vs.variables() {
-        restore(&mut t, format!("net.{n}"))?;
-    }
-    for (n, t) in state.average.iter_mut().flat_map(|a| &mut a.tensors) {
-        restore(t, format!("average.{n}"))?;
-    }
-    let adam = &mut state.adam;
-    for (((n, _), m), v) in adam.vars.iter().zip(&mut adam.m).zip(&mut adam.v) {
-        restore(m, format!("adam_m.{n}"))?;
-        restore(v, format!("adam_v.{n}"))?;
-    }
-    adam.t = scalar("state.adam_t")? as u64;
-    Ok(Some(Progress {
-        step: scalar("state.step")? as u64,
-        policy_avg: scalar("state.policy_avg")?,
-        value_avg: scalar("state.value_avg")?,
-        // Absent from checkpoints saved before the final-board head.
-        board_avg: match map.contains_key("state.board_avg") {
-            true => scalar("state.board_avg")?,
-            false => 0.0,
-        },
-        // Absent from checkpoints saved before the opponent-policy head.
-        opponent_policy_avg: match map.contains_key("state.opponent_policy_avg") {
-            true => scalar("state.opponent_policy_avg")?,
-            false => 0.0,
-        },
-    }))
-}
-
 /// A mini-batch: inputs, policy targets, value targets, final-board and opponent-policy
 /// targets (each empty for a network without that head), flat, refilled at every step.
 struct Batch {
@@ -815,34 +601,6 @@ fn train_step(
     terms.values()
 }
 
-/// Saves a checkpoint after Ctrl-C, at the step a test stops at, or when the last save is
-/// `every_seconds` old (never after the last step: training is done then). After Ctrl-C or
-/// the test's stop, returns the error to stop with.
-fn maybe_checkpoint(
-    ck: &Checkpointing,
-    net: &Net,
-    state: &TrainerState,
-    at: &Progress,
-    steps: u64,
-    last_save: &mut Instant,
-) -> Result<Option<anyhow::Error>> {
-    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-    let stop = ck.stop_after == Some(at.step);
-    let due = last_save.elapsed().as_secs_f64() >= ck.every_seconds;
-    if !(interrupted || stop || due) || at.step >= steps {
-        return Ok(None);
-    }
-    save_checkpoint(ck, net, state, at)?;
-    *last_save = Instant::now();
-    Ok((interrupted || stop).then(|| {
-        anyhow!(
-            "training interrupted at step {} of {steps}; saved in {}: run the same command again to continue",
-            at.step,
-            ck.path.display()
-        )
-    }))
-}
-
 /// Trains `net` in place for `cfg.train_steps` mini-batches drawn from `samples`, each position
 /// under a random symmetry of the game. Step `k` draws its batch from a generator seeded by
 /// `seed` and `k`, so a run resumed from a checkpoint trains exactly as an uninterrupted one;
@@ -867,8 +625,10 @@ pub fn train<G: Game>(
     };
     let mut at = Progress::default();
     if let Some(ck) = checkpointing {
-        if let Some(p) = load_checkpoint(ck, net, &mut state)? {
-            at = p;
+        match load_checkpoint(ck, net, &mut state)? {
+            Some(p) => at = p,
+            None if cfg.carry_adam_moments => _ = carry_moments(ck, &mut state.adam)?,
+            None => {}
         }
     }
     let first_step = at.step;
