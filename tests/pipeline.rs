@@ -169,12 +169,12 @@ fn a_trained_network_beats_the_untrained_one() {
 
 /// Tic-tac-toe positions from random games, with uniform policies over the legal moves and
 /// random values: enough for training to have something to fit.
-fn random_samples(n: usize, seed: u64) -> zero::alphazero::train::Samples {
+fn random_samples(n: usize, seed: u64) -> zero::alphazero::samples::Samples {
     use rand::{Rng, SeedableRng};
     use zero::games::Game;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let (isz, a) = (TicTacToe::input_size(), TicTacToe::NUM_ACTIONS);
-    let mut s = zero::alphazero::train::Samples::default();
+    let mut s = zero::alphazero::samples::Samples::default();
     while s.values.len() < n {
         let mut pos = TicTacToe::new();
         for _ in 0..rng.random_range(0..8) {
@@ -570,7 +570,7 @@ fn tictactoe_self_play(
 /// move there, and trains only on the positions after the fork.
 #[test]
 fn forked_games_leave_the_main_line_once_and_train_after_it() {
-    use zero::alphazero::train::samples_from;
+    use zero::alphazero::samples::samples_from;
     let games = tictactoe_self_play(40, |cfg| {
         cfg.random_opening_plies = 2;
         cfg.fork_share = 1.0;
@@ -666,8 +666,8 @@ fn random_opening_plies_spread_the_openings() {
 #[test]
 fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_count() {
     use zero::alphazero::reanalyse::{candidates, reanalyse_window};
+    use zero::alphazero::samples::window_records;
     use zero::alphazero::selfplay::self_play;
-    use zero::alphazero::train::window_records;
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();

@@ -20,6 +20,7 @@ pub mod position_averaging;
 pub mod reanalyse;
 pub mod records;
 pub mod report;
+pub mod samples;
 pub mod selfplay;
 pub mod stage_clock;
 pub mod stages;

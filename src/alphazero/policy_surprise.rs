@@ -11,7 +11,7 @@
 //! up more often, at full gradient (not importance-corrected: the policy only has to rank the
 //! moves worth searching, and biasing rare good moves upward is harmless).
 
-use super::train::Samples;
+use super::samples::Samples;
 
 /// KL(target || prior) in nats, over the moves the target gives mass; a prior below 1e-6 is
 /// taken as 1e-6, so that a move the network all but ruled out counts as very surprising

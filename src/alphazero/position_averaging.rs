@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use super::train::Samples;
+use super::samples::Samples;
 
 /// A position's input planes as a hash key, compared bit for bit.
 struct Planes<'a>(&'a [f32]);
@@ -133,7 +133,7 @@ pub fn average_duplicates(
 mod tests {
     use super::*;
     use crate::alphazero::records::GameRecord;
-    use crate::alphazero::train::samples_from;
+    use crate::alphazero::samples::samples_from;
     use crate::games::tictactoe::TicTacToe;
     use crate::games::Game;
 

@@ -16,7 +16,7 @@ use rand::seq::SliceRandom;
 use serde::Serialize;
 
 use super::records::GameRecord;
-use super::train::{ply_results, replay_legal, value_targets, ValueTarget};
+use super::samples::{ply_results, replay_legal, value_targets, ValueTarget};
 use crate::arena::for_each_item;
 use crate::core::progress;
 use crate::core::rng::rng_from_seed;

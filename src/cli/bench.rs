@@ -10,7 +10,8 @@ use serde::Serialize;
 
 use crate::alphazero::config::RunConfig;
 use crate::alphazero::records::GameRecord;
-use crate::alphazero::train::{samples_from, time_steps, Samples};
+use crate::alphazero::samples::{samples_from, Samples};
+use crate::alphazero::train::time_steps;
 use crate::core::rng::rng_from_seed;
 use crate::games::{Game, GameKind, Player};
 use crate::nn::{

@@ -10,10 +10,10 @@ use crate::alphazero::config::RunConfig;
 use crate::alphazero::net_evaluator::NetEvaluator;
 use crate::alphazero::paths::RunPaths;
 use crate::alphazero::records::{iteration_dir, read_iteration};
+use crate::alphazero::samples::value_target;
 use crate::alphazero::target_audit::{
     audit, draw_positions, exact_values, AuditedPosition, Disagreement, GroupAudit,
 };
-use crate::alphazero::train::value_target;
 use crate::core::files::read_json;
 use crate::core::threads::default_threads;
 use crate::games::{Connect4, Game, GameKind, Othello4, TicTacToe};
