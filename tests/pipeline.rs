@@ -215,6 +215,29 @@ fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
     w
 }
 
+/// The training tests' trainee: the tiny tic-tac-toe preset trained `steps` steps a stage, and
+/// 300 random positions to train on.
+fn tictactoe_trainee(steps: u64) -> (RunConfig, zero::alphazero::samples::Samples) {
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.train_steps = steps;
+    (cfg, random_samples(300, 3))
+}
+
+/// A checkpoint at `path` for `iteration`'s training, saved only when training stops (at
+/// `stop_after`, if given, as Ctrl-C would stop it) or finishes.
+fn checkpointing(
+    path: PathBuf,
+    iteration: u32,
+    stop_after: Option<u64>,
+) -> zero::alphazero::train::Checkpointing {
+    zero::alphazero::train::Checkpointing {
+        path,
+        iteration,
+        every_seconds: 1e9,
+        stop_after,
+    }
+}
+
 /// A learning-rate drop trains the iterations it reaches exactly as a run whose rate is the
 /// dropped one, and leaves the iterations before it alone.
 #[test]
@@ -255,29 +278,13 @@ fn interrupted_training_resumes_exactly() {
     use zero::alphazero::train::{train, Checkpointing};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.train_steps = 40;
-    let samples = random_samples(300, 3);
-    let new_net = |seed| {
-        Net::new_seeded(
-            "tictactoe",
-            cfg.arch,
-            Shape::of::<TicTacToe>(),
-            default_device(),
-            seed,
-        )
-        .unwrap()
-    };
+    let (cfg, samples) = tictactoe_trainee(40);
+    let new_net = |seed| tictactoe_net_seeded(&cfg, seed);
 
     let mut whole = new_net(1);
     let whole_stats = train::<TicTacToe>(&cfg, &mut whole, &samples, 7, None, false).unwrap();
 
-    let mut ck = Checkpointing {
-        path: dir.join("train-checkpoint.safetensors"),
-        iteration: 1,
-        every_seconds: 1e9,
-        stop_after: Some(15),
-    };
+    let mut ck = checkpointing(dir.join("train-checkpoint.safetensors"), 1, Some(15));
     let mut first = new_net(1);
     let e = train::<TicTacToe>(&cfg, &mut first, &samples, 7, Some(&ck), false)
         .expect_err("training stops at step 15")
@@ -316,14 +323,7 @@ fn interrupted_training_resumes_exactly() {
     ck.iteration = 1;
     let mut small = cfg.clone();
     small.arch = zero::nn::Arch::resnet(1, 3);
-    let mut net = Net::new_seeded(
-        "tictactoe",
-        small.arch,
-        Shape::of::<TicTacToe>(),
-        default_device(),
-        1,
-    )
-    .unwrap();
+    let mut net = tictactoe_net_seeded(&small, 1);
     let e = train::<TicTacToe>(&small, &mut net, &samples, 7, Some(&ck), false)
         .expect_err("another shape")
         .to_string();
@@ -334,28 +334,18 @@ fn interrupted_training_resumes_exactly() {
 /// and training stopped midway resumes it from the checkpoint exactly.
 #[test]
 fn training_with_a_weight_average_resumes_exactly() {
-    use zero::alphazero::train::{train, Checkpointing};
+    use zero::alphazero::train::train;
     let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.train_steps = 40;
-    let samples = random_samples(300, 3);
-    let new_net = |seed| {
-        let shape = Shape::of::<TicTacToe>();
-        Net::new_seeded("tictactoe", cfg.arch, shape, default_device(), seed).unwrap()
-    };
-    let mut last_step = new_net(1);
+    let (mut cfg, samples) = tictactoe_trainee(40);
+    let mut last_step = tictactoe_net_seeded(&cfg, 1);
     train::<TicTacToe>(&cfg, &mut last_step, &samples, 7, None, false).unwrap();
     cfg.weight_average_steps = 10;
+    let new_net = |seed| tictactoe_net_seeded(&cfg, seed);
     let mut whole = new_net(1);
     train::<TicTacToe>(&cfg, &mut whole, &samples, 7, None, false).unwrap();
     assert_ne!(weights(&whole), weights(&last_step));
 
-    let mut ck = Checkpointing {
-        path: tmp.path().join("train-checkpoint.safetensors"),
-        iteration: 1,
-        every_seconds: 1e9,
-        stop_after: Some(15),
-    };
+    let mut ck = checkpointing(tmp.path().join("train-checkpoint.safetensors"), 1, Some(15));
     let mut first = new_net(1);
     train::<TicTacToe>(&cfg, &mut first, &samples, 7, Some(&ck), false).expect_err("stops at 15");
     ck.stop_after = None;
@@ -373,11 +363,9 @@ fn training_with_a_weight_average_resumes_exactly() {
 /// earlier iteration left a checkpoint.
 #[test]
 fn adam_carries_its_moments_into_the_next_iteration_when_asked() {
-    use zero::alphazero::train::{train, Checkpointing};
+    use zero::alphazero::train::train;
     let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.train_steps = 20;
-    let samples = random_samples(300, 3);
+    let (cfg, samples) = tictactoe_trainee(20);
     let adam_t = |path: &std::path::Path| {
         let bytes = std::fs::read(path).unwrap();
         let (named, _) = zero::nn::tensors::from_safetensors_bytes(&bytes).unwrap();
@@ -390,14 +378,8 @@ fn adam_carries_its_moments_into_the_next_iteration_when_asked() {
             carry_adam_moments: carry,
             ..cfg.clone()
         };
-        let shape = Shape::of::<TicTacToe>();
-        let mut net = Net::new_seeded("tictactoe", cfg.arch, shape, default_device(), 1).unwrap();
-        let mut ck = Checkpointing {
-            path: tmp.path().join(path),
-            iteration: 1,
-            every_seconds: 1e9,
-            stop_after: None,
-        };
+        let mut net = tictactoe_net_seeded(&cfg, 1);
+        let mut ck = checkpointing(tmp.path().join(path), 1, None);
         train::<TicTacToe>(&cfg, &mut net, &samples, 7, Some(&ck), false).unwrap();
         assert_eq!(adam_t(&ck.path), 20, "no iteration before the first");
         ck.iteration = 2;
@@ -412,14 +394,13 @@ fn adam_carries_its_moments_into_the_next_iteration_when_asked() {
 
 /// The self-play tests' tic-tac-toe network: `cfg`'s shape, fixed first weights.
 fn tictactoe_net(cfg: &RunConfig) -> Net {
-    Net::new_seeded(
-        "tictactoe",
-        cfg.arch,
-        Shape::of::<TicTacToe>(),
-        default_device(),
-        7,
-    )
-    .unwrap()
+    tictactoe_net_seeded(cfg, 7)
+}
+
+/// A tic-tac-toe network of `cfg`'s shape whose first weights come from `seed`.
+fn tictactoe_net_seeded(cfg: &RunConfig, seed: u64) -> Net {
+    let shape = Shape::of::<TicTacToe>();
+    Net::new_seeded("tictactoe", cfg.arch, shape, default_device(), seed).unwrap()
 }
 
 /// A chunk of games is the same whichever worker plays it and however many workers there are:

@@ -335,28 +335,10 @@ pub fn train<G: Game>(
     }
     let started = Instant::now();
     let syms = G::symmetries();
-    let mut state = TrainerState {
-        adam: Adam::new(net, weight_decay(cfg))?,
-        average: WeightAverage::new(net, cfg.weight_average_steps)?,
-    };
-    let mut at = Progress::default();
-    if let Some(ck) = checkpointing {
-        match load_checkpoint(ck, net, &mut state)? {
-            Some(p) => at = p,
-            None if cfg.carry_adam_moments => _ = carry_moments(ck, &mut state.adam)?,
-            None => {}
-        }
-    }
+    let (boards, opponent) = auxiliary_heads::<G>(net, samples)?;
+    let (mut state, mut at) = start_or_resume(cfg, net, checkpointing)?;
     let first_step = at.step;
     let _guard = checkpointing.map(|_| InterruptGuard::install());
-    let boards = net.has_board_head();
-    if boards && samples.boards.len() != samples.len() * G::cells() {
-        bail!("the network has a final-board head, and the positions have no final-board targets");
-    }
-    let opponent = net.meta.arch.has_opponent_policy_head();
-    if opponent && samples.opponent_policies.len() != samples.len() * G::NUM_ACTIONS {
-        bail!("the network has an opponent-policy head, and the positions have no targets for it");
-    }
     let mut batch = Batch::new::<G>(cfg.batch_size.max(1), net);
     let loss_settings = LossSettings::of(cfg);
     let task = progress::task(cfg.train_steps, "steps", progress);
@@ -376,18 +358,7 @@ pub fn train<G: Game>(
         at.record(losses);
         task.inc(1);
         if step.is_multiple_of(10) {
-            let board = match boards {
-                true => format!(", board loss {:.3}", at.board_avg),
-                false => String::new(),
-            };
-            let opponent = match opponent {
-                true => format!(", opponent-policy loss {:.3}", at.opponent_policy_avg),
-                false => String::new(),
-            };
-            task.set_message(format!(
-                "policy loss {:.3}, value loss {:.3}{board}{opponent}",
-                at.policy_avg, at.value_avg
-            ));
+            task.set_message(losses_line(&at, boards, opponent));
         }
         if let Some(ck) = checkpointing {
             let stop = maybe_checkpoint(ck, net, &state, &at, cfg.train_steps, &mut last_save)?;
@@ -421,6 +392,59 @@ pub fn train<G: Game>(
         reanalysis: None,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// Whether `net` has a final-board head and an opponent-policy head; an error when it has one
+/// and the positions have no targets for it.
+fn auxiliary_heads<G: Game>(net: &Net, samples: &Samples) -> Result<(bool, bool)> {
+    let boards = net.has_board_head();
+    if boards && samples.boards.len() != samples.len() * G::cells() {
+        bail!("the network has a final-board head, and the positions have no final-board targets");
+    }
+    let opponent = net.meta.arch.has_opponent_policy_head();
+    if opponent && samples.opponent_policies.len() != samples.len() * G::NUM_ACTIONS {
+        bail!("the network has an opponent-policy head, and the positions have no targets for it");
+    }
+    Ok((boards, opponent))
+}
+
+/// The optimizer (and weight average) and the step to train from: the checkpoint's when it
+/// holds this iteration's training (then `net` gets its weights too), else fresh ones, with
+/// Adam's moments from the last iteration's checkpoint when the run carries them.
+fn start_or_resume(
+    cfg: &RunConfig,
+    net: &mut Net,
+    checkpointing: Option<&Checkpointing>,
+) -> Result<(TrainerState, Progress)> {
+    let mut state = TrainerState {
+        adam: Adam::new(net, weight_decay(cfg))?,
+        average: WeightAverage::new(net, cfg.weight_average_steps)?,
+    };
+    let mut at = Progress::default();
+    if let Some(ck) = checkpointing {
+        match load_checkpoint(ck, net, &mut state)? {
+            Some(p) => at = p,
+            None if cfg.carry_adam_moments => _ = carry_moments(ck, &mut state.adam)?,
+            None => {}
+        }
+    }
+    Ok((state, at))
+}
+
+/// The progress bar's line: the running losses of the heads the network has.
+fn losses_line(at: &Progress, boards: bool, opponent: bool) -> String {
+    let board = match boards {
+        true => format!(", board loss {:.3}", at.board_avg),
+        false => String::new(),
+    };
+    let opponent = match opponent {
+        true => format!(", opponent-policy loss {:.3}", at.opponent_policy_avg),
+        false => String::new(),
+    };
+    format!(
+        "policy loss {:.3}, value loss {:.3}{board}{opponent}",
+        at.policy_avg, at.value_avg
+    )
 }
 
 /// Seconds that training steps spent in each phase, summed over the steps timed.
