@@ -123,7 +123,9 @@ pub struct RunConfig {
     /// instead of from zero: a fresh Adam's first steps move every weight by about the
     /// learning rate whatever its gradient's size. Off in the presets and in runs from
     /// before the setting: four seeds at 15 iterations were level on Begin-Hard and the
-    /// solver, about half a point ahead on L2_R2 (docs/ablations.md).
+    /// solver, about half a point ahead on L2_R2; two seeds of the `long` preset's 55 were
+    /// ahead on the evaluation set's curve and level or behind on Pons' sets and the solver
+    /// (docs/ablations.md).
     #[serde(default)]
     pub carry_adam_moments: bool,
     /// Iterations of self-play kept in the replay window.
