@@ -662,14 +662,7 @@ fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_coun
     let older = candidates(&window.records, window.older, 9).len();
     assert!(older > 50, "{older}");
     // Another network than self-play's, so that its searches differ.
-    let net = Net::new_seeded(
-        "tictactoe",
-        cfg.arch,
-        Shape::of::<TicTacToe>(),
-        default_device(),
-        8,
-    )
-    .unwrap();
+    let net = tictactoe_net_seeded(&cfg, 8);
     cfg.reanalyse_positions = 30;
     let mut runs = Vec::new();
     for workers in [1, 2] {
