@@ -1060,10 +1060,20 @@ fn arch() -> impl Strategy<Value = Arch> {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
             any::<bool>()
         )
             .prop_map(
-                |(blocks, filters, value_channels, board_head, wdl, squeeze_excite, opponent)| {
+                |(
+                    blocks,
+                    filters,
+                    value_channels,
+                    board_head,
+                    wdl,
+                    squeeze_excite,
+                    opponent,
+                    soft,
+                )| {
                     Arch::Resnet {
                         blocks,
                         filters,
@@ -1072,6 +1082,7 @@ fn arch() -> impl Strategy<Value = Arch> {
                         wdl,
                         squeeze_excite,
                         opponent_policy_head: opponent,
+                        soft_policy_head: soft,
                     }
                 }
             ),
@@ -1189,6 +1200,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             reanalyse_positions: b.3 / 2,
             board_loss_weight: c.3,
             opponent_policy_loss_weight: c.3,
+            soft_policy_loss_weight: c.3,
             value_loss_weight: c.3,
             eval_games: c.4,
             eval_sims: c.5,
@@ -1389,6 +1401,7 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
                 value_loss: f.1,
                 board_loss: (iteration % 2 == 1).then_some(f.0),
                 opponent_policy_loss: (iteration % 3 == 1).then_some(f.0),
+                soft_policy_loss: (iteration % 5 == 1).then_some(f.1),
                 reanalysed: (iteration % 3 == 1).then_some(steps),
                 reanalyse_seconds: (iteration % 3 == 1).then_some(f.2),
                 seconds: f.2,

@@ -163,6 +163,12 @@ pub struct RunConfig {
     /// KataGo's 0.15, also in runs from before the setting.
     #[serde(default = "opponent_policy_weight")]
     pub opponent_policy_loss_weight: f32,
+    /// Weight of the soft-policy loss (cross-entropy against the policy target to the power
+    /// 1/4) in the total, for a network with that head (`arch.soft_policy_head`); KataGo's 8,
+    /// which makes up for the small gradients of a target that soft, also in runs from
+    /// before the setting.
+    #[serde(default = "soft_policy_weight")]
+    pub soft_policy_loss_weight: f32,
     /// Times the value loss counts in the total training loss (the policy's counts once); 1
     /// in the presets and in runs from before the setting. 2, seeds 0 and 1, against the cpu
     /// preset: no better at 15 iterations; after 80 min a little ahead on Begin-Hard and the
@@ -249,6 +255,10 @@ fn unit_weight() -> f32 {
 
 fn opponent_policy_weight() -> f32 {
     0.15
+}
+
+fn soft_policy_weight() -> f32 {
+    8.0
 }
 
 /// The chunk size of runs from before chunks were fixed ranges of games.
@@ -351,6 +361,7 @@ impl RunConfig {
             reanalyse_positions: 0,
             board_loss_weight: 1.0,
             opponent_policy_loss_weight: opponent_policy_weight(),
+            soft_policy_loss_weight: soft_policy_weight(),
             value_loss_weight: 1.0,
             eval_games: 40,
             eval_sims: 64,
@@ -654,6 +665,8 @@ impl RunConfig {
             opponent >= 0.0,
             "0 or more",
         );
+        let soft = self.soft_policy_loss_weight as f64;
+        within("soft_policy_loss_weight", soft, soft >= 0.0, "0 or more");
         let value = self.value_loss_weight as f64;
         within("value_loss_weight", value, value > 0.0, "above 0");
         let gate = self.promote_threshold;

@@ -19,9 +19,10 @@ pub fn table(rows: &[IterationRow]) -> String {
     // The training-only heads' losses get a column only in a run that reports them.
     let board = rows.iter().any(|r| r.board_loss.is_some());
     let opponent = rows.iter().any(|r| r.opponent_policy_loss.is_some());
-    let head_columns = |cells: [String; 2]| {
+    let soft = rows.iter().any(|r| r.soft_policy_loss.is_some());
+    let head_columns = |cells: [String; 3]| {
         let mut s = String::new();
-        for (shown, cell) in [board, opponent].into_iter().zip(cells) {
+        for (shown, cell) in [board, opponent, soft].into_iter().zip(cells) {
             if shown {
                 let _ = write!(s, " {cell:>8}");
             }
@@ -36,7 +37,7 @@ pub fn table(rows: &[IterationRow]) -> String {
         "1st/draw/2nd",
         "policy",
         "value",
-        head_columns(["board".into(), "opp pol".into()]),
+        head_columns(["board".into(), "opp pol".into(), "soft pol".into()]),
         "vs best",
         "promoted",
         "gen",
@@ -58,7 +59,11 @@ pub fn table(rows: &[IterationRow]) -> String {
             }),
             opt(r.policy_loss, 3),
             opt(r.value_loss, 3),
-            head_columns([opt(r.board_loss, 3), opt(r.opponent_policy_loss, 3)]),
+            head_columns([
+                opt(r.board_loss, 3),
+                opt(r.opponent_policy_loss, 3),
+                opt(r.soft_policy_loss, 3),
+            ]),
             pct(r.score_vs_best),
             match r.promoted {
                 Some(true) => "promoted",

@@ -43,6 +43,9 @@ pub struct TrainStats {
     /// The opponent-policy loss (cross-entropy), for a network with that head.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opponent_policy_loss: Option<f64>,
+    /// The soft-policy loss (cross-entropy), for a network with that head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub soft_policy_loss: Option<f64>,
     /// The window's positions searched again before training ([`super::reanalyse`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reanalysis: Option<Reanalysis>,
@@ -170,6 +173,7 @@ struct LossTerms {
     value: Tensor,
     board: Option<Tensor>,
     opponent_policy: Option<Tensor>,
+    soft_policy: Option<Tensor>,
 }
 
 /// The run's weight decay: added to the gradient (L2, as libtorch's Adam), or decoupled
@@ -192,6 +196,8 @@ struct LossSettings {
     board_weight: f64,
     /// Times the opponent-policy loss counts in the total (`opponent_policy_loss_weight`).
     opponent_policy_weight: f64,
+    /// Times the soft-policy loss counts in the total (`soft_policy_loss_weight`).
+    soft_policy_weight: f64,
 }
 
 impl LossSettings {
@@ -201,6 +207,7 @@ impl LossSettings {
             value_weight: f64::from(cfg.value_loss_weight),
             board_weight: f64::from(cfg.board_loss_weight),
             opponent_policy_weight: f64::from(cfg.opponent_policy_loss_weight),
+            soft_policy_weight: f64::from(cfg.soft_policy_loss_weight),
         }
     }
 }
@@ -210,9 +217,11 @@ impl LossSettings {
 /// result is still the value loss reported, so that runs compare), counted `value_weight`
 /// times (+ the final-board mean squared error a cell, counted `board_weight` times, and the
 /// opponent-policy cross-entropy, counted `opponent_policy_weight` times, when the batch has
-/// those targets).
+/// those targets; + the soft-policy cross-entropy, counted `soft_policy_weight` times, for a
+/// network with that head).
 fn loss_terms(net: &Net, t: &BatchTensors, settings: LossSettings) -> Result<LossTerms> {
-    let training_heads = t.boards.is_some() || t.opponent_policies.is_some();
+    let soft_head = net.meta.arch.has_soft_policy_head();
+    let training_heads = t.boards.is_some() || t.opponent_policies.is_some() || soft_head;
     let heads = net.forward_heads(&t.inputs, true, training_heads)?;
     let policy = if settings.policy_targets_missing {
         policy_cross_entropy_where_targeted(&heads.policy, &t.policies)?
@@ -242,13 +251,40 @@ fn loss_terms(net: &Net, t: &BatchTensors, settings: LossSettings) -> Result<Los
         }
         _ => None,
     };
+    let soft_policy = match heads.soft_policy {
+        Some(logits) => {
+            // Cheap searches' all-zero targets stay zero, and teach nothing here either.
+            let target = soft_policy_target(&t.policies)?;
+            let loss = policy_cross_entropy_where_targeted(&logits, &target)?;
+            total = total.f_add(&loss.f_mul_scalar(settings.soft_policy_weight)?)?;
+            Some(loss)
+        }
+        None => None,
+    };
     Ok(LossTerms {
         total,
         policy,
         value,
         board,
         opponent_policy,
+        soft_policy,
     })
+}
+
+/// The power the soft-policy target raises the policy target to: KataGo's temperature of 4.
+const SOFT_POLICY_POWER: f64 = 0.25;
+
+/// The soft-policy targets `[n, actions]` of policy targets: each raised to the power 1/4 and
+/// normalised again (KataGo's auxiliary soft-policy target), so that a move the search gave
+/// 1% weighs about a third of one it gave 60%, not a sixtieth. An all-zero target stays zero.
+fn soft_policy_target(policies: &Tensor) -> Result<Tensor, TchError> {
+    let soft = policies
+        .f_clamp_min(0.0)?
+        .f_pow_tensor_scalar(SOFT_POLICY_POWER)?;
+    let sums = soft
+        .f_sum_dim_intlist(-1, true, Kind::Float)?
+        .f_clamp_min(f64::from(f32::MIN_POSITIVE))?;
+    soft.f_div(&sums)
 }
 
 /// Each position's cross-entropy `[n]` of policy logits `[n, actions]` against targets.
@@ -296,6 +332,7 @@ impl LossTerms {
             value: self.value.f_double_value(&[])?,
             board: or_zero(&self.board)?,
             opponent_policy: or_zero(&self.opponent_policy)?,
+            soft_policy: or_zero(&self.soft_policy)?,
         })
     }
 }
@@ -336,6 +373,7 @@ pub fn train<G: Game>(
     let started = Instant::now();
     let syms = G::symmetries();
     let (boards, opponent) = auxiliary_heads::<G>(net, samples)?;
+    let soft = net.meta.arch.has_soft_policy_head();
     let (mut state, mut at) = start_or_resume(cfg, net, checkpointing)?;
     let first_step = at.step;
     let _guard = checkpointing.map(|_| InterruptGuard::install());
@@ -358,7 +396,7 @@ pub fn train<G: Game>(
         at.record(losses);
         task.inc(1);
         if step.is_multiple_of(10) {
-            task.set_message(losses_line(&at, boards, opponent));
+            task.set_message(losses_line(&at, boards, opponent, soft));
         }
         if let Some(ck) = checkpointing {
             let stop = maybe_checkpoint(ck, net, &state, &at, cfg.train_steps, &mut last_save)?;
@@ -389,6 +427,7 @@ pub fn train<G: Game>(
         value_loss: at.value_avg,
         board_loss: boards.then_some(at.board_avg),
         opponent_policy_loss: opponent.then_some(at.opponent_policy_avg),
+        soft_policy_loss: soft.then_some(at.soft_policy_avg),
         reanalysis: None,
         seconds: started.elapsed().as_secs_f64(),
     })
@@ -432,7 +471,7 @@ fn start_or_resume(
 }
 
 /// The progress bar's line: the running losses of the heads the network has.
-fn losses_line(at: &Progress, boards: bool, opponent: bool) -> String {
+fn losses_line(at: &Progress, boards: bool, opponent: bool, soft: bool) -> String {
     let board = match boards {
         true => format!(", board loss {:.3}", at.board_avg),
         false => String::new(),
@@ -441,8 +480,12 @@ fn losses_line(at: &Progress, boards: bool, opponent: bool) -> String {
         true => format!(", opponent-policy loss {:.3}", at.opponent_policy_avg),
         false => String::new(),
     };
+    let soft = match soft {
+        true => format!(", soft-policy loss {:.3}", at.soft_policy_avg),
+        false => String::new(),
+    };
     format!(
-        "policy loss {:.3}, value loss {:.3}{board}{opponent}",
+        "policy loss {:.3}, value loss {:.3}{board}{opponent}{soft}",
         at.policy_avg, at.value_avg
     )
 }
@@ -567,6 +610,7 @@ mod tests {
             wdl,
             squeeze_excite: false,
             opponent_policy_head: false,
+            soft_policy_head: false,
         }
     }
 
@@ -611,6 +655,80 @@ mod tests {
             .double_value(&[])
     }
 
+    /// The soft-policy head's cross-entropy on `samples` against their soft targets.
+    fn soft_policy_error(net: &Net, samples: &Samples) -> f64 {
+        let n = samples.len() as i64;
+        let xs = Tensor::from_slice(&samples.inputs).view([n, 3, 3, 3]);
+        let logits = net.forward_heads(&xs, false, true).unwrap().soft_policy;
+        let policies = Tensor::from_slice(&samples.policies).view([n, 9]);
+        let target = soft_policy_target(&policies).unwrap();
+        policy_cross_entropy_where_targeted(&logits.unwrap(), &target)
+            .unwrap()
+            .double_value(&[])
+    }
+
+    #[test]
+    fn a_soft_policy_target_is_the_target_to_the_power_a_quarter_normalised() {
+        let targets =
+            Tensor::from_slice(&[0.6f32, 0.36, 0.03, 0.01, 0.0, 0.0, 0.0, 0.0]).view([2, 4]);
+        let soft = soft_policy_target(&targets).unwrap();
+        let got: Vec<f32> = Vec::try_from(soft.view([-1])).unwrap();
+        let roots = [0.6f64, 0.36, 0.03, 0.01].map(|p| p.powf(0.25));
+        let sum: f64 = roots.iter().sum();
+        for (g, r) in got[..4].iter().zip(roots) {
+            assert!((f64::from(*g) - r / sum).abs() < 1e-6, "{got:?}");
+        }
+        // 60% and 1% become about 37% and 13%: the ranking of the weak moves now weighs.
+        assert!(
+            (got[0] - 0.369).abs() < 1e-3 && (got[3] - 0.132).abs() < 1e-3,
+            "{got:?}"
+        );
+        // A cheap search's all-zero target stays zero (no target), not NaN.
+        assert_eq!(&got[4..], &[0.0; 4]);
+        // A one-hot target is its own soft target.
+        let one_hot = Tensor::from_slice(&[0.0f32, 1.0, 0.0]).view([1, 3]);
+        assert!(soft_policy_target(&one_hot).unwrap().equal(&one_hot));
+    }
+
+    #[test]
+    fn training_teaches_the_soft_policy_head_and_play_never_sees_it() {
+        use crate::alphazero::config::RunConfig;
+        use crate::games::GameKind;
+        use crate::nn::Shape;
+        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+        cfg.train_steps = 300;
+        cfg.arch = resnet_1x16(false, false).with_soft_policy_head();
+        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
+        let shape = Shape::of::<TicTacToe>();
+        let new = |arch| Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
+        let (mut net, plain) = (new(cfg.arch), new(resnet_1x16(false, false)));
+        // Made last: the other weights start as a network's without the head.
+        let xs = Tensor::from_slice(&samples.inputs[..27]).view([1, 3, 3, 3]);
+        let (p, v) = net.forward(&xs, false).unwrap();
+        let (q, w) = plain.forward(&xs, false).unwrap();
+        assert!(p.equal(&q) && v.equal(&w));
+        let before = soft_policy_error(&net, &samples);
+        let stats = train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
+        let after = soft_policy_error(&net, &samples);
+        let reported = stats.soft_policy_loss.unwrap();
+        assert!(reported.is_finite() && reported < before, "{reported}");
+        assert_eq!((stats.board_loss, stats.opponent_policy_loss), (None, None));
+        assert!(
+            after < 0.9 * before,
+            "soft-policy cross-entropy {before:.3} -> {after:.3}"
+        );
+        assert!(net
+            .forward_heads(&xs, false, false)
+            .unwrap()
+            .soft_policy
+            .is_none());
+        // Its weights are the network's: saved, loaded and counted with it.
+        assert_eq!(
+            cfg.arch.numbers(shape),
+            Some(net.vs.variables().values().map(|t| t.numel() as i64).sum())
+        );
+    }
+
     #[test]
     fn training_teaches_the_opponent_policy_head_and_play_never_sees_it() {
         use crate::alphazero::config::RunConfig;
@@ -627,6 +745,7 @@ mod tests {
             wdl: false,
             squeeze_excite: false,
             opponent_policy_head: true,
+            soft_policy_head: false,
         };
         let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
         let shape = Shape::of::<TicTacToe>();

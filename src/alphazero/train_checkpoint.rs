@@ -88,6 +88,7 @@ pub(super) struct Progress {
     pub value_avg: f64,
     pub board_avg: f64,
     pub opponent_policy_avg: f64,
+    pub soft_policy_avg: f64,
 }
 
 impl Progress {
@@ -99,23 +100,32 @@ impl Progress {
         self.value_avg += k * (losses.value - self.value_avg);
         self.board_avg += k * (losses.board - self.board_avg);
         self.opponent_policy_avg += k * (losses.opponent_policy - self.opponent_policy_avg);
+        self.soft_policy_avg += k * (losses.soft_policy - self.soft_policy_avg);
         self.step += 1;
     }
 }
 
-/// One step's losses before its update; `board` and `opponent_policy` are 0 for a network
-/// without that head.
+/// One step's losses before its update; `board`, `opponent_policy` and `soft_policy` are 0
+/// for a network without that head.
 #[derive(Clone, Copy)]
 pub(super) struct Losses {
     pub policy: f64,
     pub value: f64,
     pub board: f64,
     pub opponent_policy: f64,
+    pub soft_policy: f64,
 }
 
 impl Losses {
     pub(super) fn are_finite(&self) -> bool {
-        [self.policy, self.value, self.board, self.opponent_policy]
+        let Losses {
+            policy,
+            value,
+            board,
+            opponent_policy,
+            soft_policy,
+        } = *self;
+        [policy, value, board, opponent_policy, soft_policy]
             .iter()
             .all(|l| l.is_finite())
     }
@@ -156,6 +166,8 @@ pub(super) fn save_checkpoint(
     named.push(("state.board_avg".into(), scalar(at.board_avg)?));
     let opponent = scalar(at.opponent_policy_avg)?;
     named.push(("state.opponent_policy_avg".into(), opponent));
+    let soft = scalar(at.soft_policy_avg)?;
+    named.push(("state.soft_policy_avg".into(), soft));
     let bytes = to_safetensors_bytes(&named, None)
         .with_context(|| format!("cannot save the training checkpoint {}", ck.path.display()))?;
     write_atomic(&ck.path, &bytes)
@@ -264,6 +276,8 @@ pub(super) fn load_checkpoint(
         board_avg: file.scalar_or_zero("state.board_avg")?,
         // Absent from checkpoints saved before the opponent-policy head.
         opponent_policy_avg: file.scalar_or_zero("state.opponent_policy_avg")?,
+        // Absent from checkpoints saved before the soft-policy head.
+        soft_policy_avg: file.scalar_or_zero("state.soft_policy_avg")?,
     }))
 }
 

@@ -76,6 +76,7 @@ mod tests {
             wdl: false,
             board_head: false,
             opponent_policy_head: false,
+            soft_policy_head: false,
             squeeze_excite: false,
         };
         let shape = Shape::of::<TicTacToe>();

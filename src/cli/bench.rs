@@ -102,8 +102,9 @@ pub struct TrainArgs {
     #[arg(long, default_value = "default")]
     preset: String,
     /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 under the
-    /// preset's heads, followed by any of `+se` (squeeze-and-excitation), `+board` and `+opp`
-    /// (the training-only final-board and opponent-policy heads, with their targets).
+    /// preset's heads, followed by any of `+se` (squeeze-and-excitation), `+board`, `+opp` and
+    /// `+soft` (the training-only final-board, opponent-policy and soft-policy heads, with their
+    /// targets).
     #[arg(long)]
     arch: Option<String>,
     /// Positions a step instead of the preset's.
@@ -161,8 +162,8 @@ struct SelfplayBench {
 /// The network `--arch` names, on the preset's network `preset`: `azg`, or a residual trunk of
 /// BLOCKSxFILTERS under the preset's heads, so that a shape is timed with the value head (and
 /// training's final-board head) its runs would have. Suffixes add to it: `+se`
-/// squeeze-and-excitation (a preset's is dropped without it), `+board` and `+opp` the
-/// training-only final-board and opponent-policy heads.
+/// squeeze-and-excitation (a preset's is dropped without it), `+board`, `+opp` and `+soft` the
+/// training-only final-board, opponent-policy and soft-policy heads.
 fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
     if s == "azg" {
         return Ok(Arch::AzgConv { channels: 512 });
@@ -171,7 +172,7 @@ fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
         anyhow::anyhow!(
             "--arch is 'azg' or BLOCKSxFILTERS such as 4x64, followed by any of '+se' \
              (squeeze-and-excitation), '+board' (final-board head), '+opp' (opponent-policy \
-             head) (got '{s}')"
+             head), '+soft' (soft-policy head) (got '{s}')"
         )
     };
     let mut parts = s.split('+');
@@ -190,6 +191,7 @@ fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
         squeeze_excite,
         board_head,
         opponent_policy_head,
+        soft_policy_head,
         ..
     } = &mut arch
     {
@@ -199,6 +201,7 @@ fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
                 "se" => *squeeze_excite = true,
                 "board" => *board_head = true,
                 "opp" => *opponent_policy_head = true,
+                "soft" => *soft_policy_head = true,
                 _ => return Err(garbled()),
             }
         }
@@ -535,12 +538,13 @@ mod tests {
             squeeze_excite,
             board_head,
             opponent_policy_head,
+            soft_policy_head,
             ..
-        } = parse_arch("4x48+opp+board", preset).unwrap()
+        } = parse_arch("4x48+opp+board+soft", preset).unwrap()
         else {
             panic!("a residual network");
         };
-        assert!(!squeeze_excite && board_head && opponent_policy_head);
+        assert!(!squeeze_excite && board_head && opponent_policy_head && soft_policy_head);
     }
 
     #[test]

@@ -183,6 +183,7 @@ impl InferenceNet {
                     value_fc2,
                     board: _,
                     opponent_policy: _,
+                    soft_policy: _,
                 } => FoldedBody::Resnet {
                     input: FoldedConv::new(conv, bn, trunk)?,
                     blocks: blocks
@@ -383,6 +384,7 @@ mod tests {
             wdl: false,
             squeeze_excite: true,
             opponent_policy_head: true,
+            soft_policy_head: true,
         };
         let wdl = Arch::Resnet {
             blocks: 1,
@@ -392,6 +394,7 @@ mod tests {
             wdl: true,
             squeeze_excite: false,
             opponent_policy_head: false,
+            soft_policy_head: false,
         };
         for arch in [arch, wdl, Arch::AzgConv { channels: 16 }] {
             let net = trained_statistics(arch, 3);

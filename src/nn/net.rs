@@ -57,6 +57,13 @@ pub enum Arch {
         /// descriptions of networks without it.
         #[serde(default, skip_serializing_if = "is_false")]
         opponent_policy_head: bool,
+        /// A fifth head, for training only: the policy target raised to the power 1/4 and
+        /// normalised again (KataGo's auxiliary soft-policy target, 2023). Its cross-entropy
+        /// asks the trunk to rank the moves the search liked less, not only the one or two it
+        /// liked most; play never computes it. Absent from the descriptions of networks
+        /// without it.
+        #[serde(default, skip_serializing_if = "is_false")]
+        soft_policy_head: bool,
     },
     /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
     /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
@@ -114,6 +121,7 @@ pub struct Heads {
     pub value_logits: Option<Tensor>,
     pub board: Option<Tensor>,
     pub opponent_policy: Option<Tensor>,
+    pub soft_policy: Option<Tensor>,
 }
 
 impl Arch {
@@ -127,7 +135,20 @@ impl Arch {
             wdl: false,
             squeeze_excite: false,
             opponent_policy_head: false,
+            soft_policy_head: false,
         }
+    }
+
+    /// Whether the network has the soft-policy head (trained on the policy target to the
+    /// power 1/4).
+    pub fn has_soft_policy_head(&self) -> bool {
+        matches!(
+            self,
+            Arch::Resnet {
+                soft_policy_head: true,
+                ..
+            }
+        )
     }
 
     /// Whether the network has the opponent-policy head (trained on the next position's
@@ -158,6 +179,18 @@ impl Arch {
     pub const fn with_wdl_head(mut self) -> Arch {
         if let Arch::Resnet { wdl, .. } = &mut self {
             *wdl = true;
+        }
+        self
+    }
+
+    /// The same network with the training-only soft-policy head (a residual network; other
+    /// shapes have no such head and are returned as they are).
+    pub const fn with_soft_policy_head(mut self) -> Arch {
+        if let Arch::Resnet {
+            soft_policy_head, ..
+        } = &mut self
+        {
+            *soft_policy_head = true;
         }
         self
     }
@@ -221,6 +254,7 @@ impl Arch {
                 wdl,
                 squeeze_excite,
                 opponent_policy_head,
+                soft_policy_head,
             } => {
                 let (b, f, v) = (n(blocks)?, n(filters)?, n(value_channels)?);
                 let se = if squeeze_excite {
@@ -238,9 +272,11 @@ impl Arch {
                 let policy_head =
                     sum(&[conv(f, 2, 1), bn(2), linear(cells.checked_mul(2)?, actions)])?;
                 let opponent = if opponent_policy_head { policy_head } else { 0 };
+                let soft = if soft_policy_head { policy_head } else { 0 };
                 sum(&[
                     Some(board),
                     Some(opponent),
+                    Some(soft),
                     conv(planes, f, 3),
                     bn(f),
                     block.checked_mul(b),
@@ -286,6 +322,7 @@ impl std::fmt::Display for Arch {
                 wdl,
                 squeeze_excite,
                 opponent_policy_head,
+                soft_policy_head,
             } => {
                 write!(f, "resnet {blocks}x{filters}")?;
                 if *squeeze_excite {
@@ -302,6 +339,9 @@ impl std::fmt::Display for Arch {
                 }
                 if *opponent_policy_head {
                     write!(f, ", opponent-policy head")?;
+                }
+                if *soft_policy_head {
+                    write!(f, ", soft-policy head")?;
                 }
                 Ok(())
             }
@@ -503,6 +543,9 @@ pub(super) enum Body {
         /// The opponent-policy head ([`Arch::Resnet`]'s `opponent_policy_head`): the policy
         /// head's layers, its own weights.
         opponent_policy: Option<PolicyLayers>,
+        /// The soft-policy head ([`Arch::Resnet`]'s `soft_policy_head`): the policy head's
+        /// layers, its own weights.
+        soft_policy: Option<PolicyLayers>,
     },
     AzgConv {
         convs: Vec<(Conv, Bn)>,
@@ -588,6 +631,7 @@ impl Net {
                 wdl,
                 squeeze_excite,
                 opponent_policy_head,
+                soft_policy_head,
             } => {
                 if blocks == 0 || filters == 0 || value_channels == 0 {
                     bail!("a network needs at least one block, one filter and one value channel");
@@ -629,6 +673,8 @@ impl Net {
                         .then(|| (conv1(&p / "board_conv", filters, 1), bn(&p / "board_bn", 1))),
                     opponent_policy: opponent_policy_head
                         .then(|| PolicyLayers::new(&p, "opponent_policy", filters, shape)),
+                    soft_policy: soft_policy_head
+                        .then(|| PolicyLayers::new(&p, "soft_policy", filters, shape)),
                 }
             }
             Arch::AzgConv { channels } => {
@@ -756,6 +802,7 @@ impl Net {
                 value_fc2,
                 board: board_head,
                 opponent_policy: opponent_head,
+                soft_policy: soft_head,
             } => {
                 let trunk = self.trunk_compute();
                 let xs = xs.f_to_kind(trunk.kind)?;
@@ -786,10 +833,13 @@ impl Net {
                 let value_out = f_linear(&value, value_fc2)?;
                 let value = value_from_head(&value_out)?;
                 let value_logits = is_wdl_output(&value_out).then_some(value_out);
-                let opponent_policy = match opponent_head.as_ref().filter(|_| training_heads) {
-                    Some(head) => Some(head.f_forward(&x, train, float)?),
-                    None => None,
-                };
+                let training_head =
+                    |head: &Option<PolicyLayers>| match head.as_ref().filter(|_| training_heads) {
+                        Some(head) => head.f_forward(&x, train, float).map(Some),
+                        None => Ok(None),
+                    };
+                let opponent_policy = training_head(opponent_head)?;
+                let soft_policy = training_head(soft_head)?;
                 let owners = match board_head.as_ref().filter(|_| training_heads) {
                     Some((c, b)) => Some(
                         b.f_forward(&c.f_forward(&x, float)?, train)?
@@ -804,6 +854,7 @@ impl Net {
                     value_logits,
                     board: owners,
                     opponent_policy,
+                    soft_policy,
                 })
             }
             Body::AzgConv {
@@ -831,6 +882,7 @@ impl Net {
                     value_logits: None,
                     board: None,
                     opponent_policy: None,
+                    soft_policy: None,
                 })
             }
         }
@@ -1295,6 +1347,7 @@ mod tests {
                     wdl: false,
                     squeeze_excite: false,
                     opponent_policy_head: false,
+                    soft_policy_head: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
@@ -1304,6 +1357,7 @@ mod tests {
                     wdl: false,
                     squeeze_excite: false,
                     opponent_policy_head: false,
+                    soft_policy_head: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
@@ -1312,7 +1366,8 @@ mod tests {
                     board_head: false,
                     wdl: true,
                     squeeze_excite: false,
-                    opponent_policy_head: false,
+                    opponent_policy_head: true,
+                    soft_policy_head: true,
                 },
                 Arch::resnet(2, 6).with_squeeze_excite(),
                 Arch::resnet(1, 3).with_wdl_head().with_squeeze_excite(),
@@ -1343,6 +1398,28 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("too large to build"), "{e}");
+    }
+
+    #[test]
+    fn the_training_only_policy_heads_are_described_and_known_together() {
+        let arch: Arch = serde_json::from_str(
+            r#"{"kind":"resnet","blocks":1,"filters":8,"opponent_policy_head":true,"soft_policy_head":true}"#,
+        )
+        .unwrap();
+        assert!(arch.has_opponent_policy_head() && arch.has_soft_policy_head());
+        assert_eq!(
+            arch.to_string(),
+            "resnet 1x8, opponent-policy head, soft-policy head"
+        );
+        let soft = Arch::resnet(1, 8).with_soft_policy_head();
+        assert!(!soft.has_opponent_policy_head() && soft.has_soft_policy_head());
+        // Absent from the description of a network without it, as before the head existed.
+        let json = serde_json::to_string(&Arch::resnet(1, 8)).unwrap();
+        assert!(!json.contains("soft"), "{json}");
+        assert_eq!(
+            serde_json::from_str::<Arch>(&json).unwrap(),
+            Arch::resnet(1, 8)
+        );
     }
 
     #[test]
@@ -1401,6 +1478,7 @@ mod tests {
             wdl: false,
             squeeze_excite: false,
             opponent_policy_head: false,
+            soft_policy_head: false,
         };
         let json = serde_json::to_string(&wide).unwrap();
         assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), wide);
@@ -1422,6 +1500,7 @@ mod tests {
             wdl: false,
             squeeze_excite: false,
             opponent_policy_head: false,
+            soft_policy_head: false,
         };
         let e = Net::new(GAME, zero, shape, Device::Cpu).err().unwrap();
         assert!(e.to_string().contains("one value channel"), "{e}");
@@ -1463,6 +1542,7 @@ mod tests {
             wdl: false,
             squeeze_excite: false,
             opponent_policy_head: false,
+            soft_policy_head: false,
         };
         assert_eq!(with.to_string(), "resnet 1x8, board head");
         let json = serde_json::to_string(&with).unwrap();
