@@ -164,9 +164,10 @@ pub struct RunConfig {
     #[serde(default = "opponent_policy_weight")]
     pub opponent_policy_loss_weight: f32,
     /// Weight of the soft-policy loss (cross-entropy against the policy target to the power
-    /// 1/4) in the total, for a network with that head (`arch.soft_policy_head`); KataGo's 8,
-    /// which makes up for the small gradients of a target that soft, also in runs from
-    /// before the setting.
+    /// 1/4) in the total, for a network with that head (`arch.soft_policy_head`): 1, also in
+    /// runs from before the setting. KataGo's 8 (for its far larger networks) cost the cpu
+    /// preset's 4x48 network a fifth more value loss, and it won fewer games against the
+    /// solver than the default in both seeds tried; 1 did not (docs/ablations.md).
     #[serde(default = "soft_policy_weight")]
     pub soft_policy_loss_weight: f32,
     /// Times the value loss counts in the total training loss (the policy's counts once); 1
@@ -258,7 +259,7 @@ fn opponent_policy_weight() -> f32 {
 }
 
 fn soft_policy_weight() -> f32 {
-    8.0
+    1.0
 }
 
 /// The chunk size of runs from before chunks were fixed ranges of games.
