@@ -690,50 +690,80 @@ mod tests {
         assert!(soft_policy_target(&one_hot).unwrap().equal(&one_hot));
     }
 
-    #[test]
-    fn training_teaches_the_soft_policy_head_and_play_never_sees_it() {
-        use crate::alphazero::config::RunConfig;
-        use crate::games::GameKind;
-        use crate::nn::Shape;
-        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-        cfg.train_steps = 300;
-        cfg.arch = resnet_1x16(false, false).with_soft_policy_head();
+    /// What training a training-only head taught: its error (by `error`) on the positions
+    /// before and after, the training's figures, the network, and one position's input.
+    struct HeadTrained {
+        before: f64,
+        after: f64,
+        stats: TrainStats,
+        net: Net,
+        xs: Tensor,
+    }
+
+    /// Trains a network of `cfg.arch` (a 1x16 residual network with a training-only head) on
+    /// random tic-tac-toe games, after checking that the head, made last, leaves the other
+    /// weights as a network's without it.
+    fn train_a_training_only_head(
+        cfg: &crate::alphazero::config::RunConfig,
+        error: fn(&Net, &Samples) -> f64,
+    ) -> HeadTrained {
         let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
-        let shape = Shape::of::<TicTacToe>();
+        let shape = crate::nn::Shape::of::<TicTacToe>();
         let new = |arch| Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
         let (mut net, plain) = (new(cfg.arch), new(resnet_1x16(false, false)));
-        // Made last: the other weights start as a network's without the head.
         let xs = Tensor::from_slice(&samples.inputs[..27]).view([1, 3, 3, 3]);
         let (p, v) = net.forward(&xs, false).unwrap();
         let (q, w) = plain.forward(&xs, false).unwrap();
         assert!(p.equal(&q) && v.equal(&w));
-        let before = soft_policy_error(&net, &samples);
-        let stats = train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
-        let after = soft_policy_error(&net, &samples);
-        let reported = stats.soft_policy_loss.unwrap();
+        let before = error(&net, &samples);
+        let stats = train::<TicTacToe>(cfg, &mut net, &samples, 1, None, false).unwrap();
+        let after = error(&net, &samples);
+        HeadTrained {
+            before,
+            after,
+            stats,
+            net,
+            xs,
+        }
+    }
+
+    #[test]
+    fn training_teaches_the_soft_policy_head_and_play_never_sees_it() {
+        use crate::alphazero::config::RunConfig;
+        use crate::games::GameKind;
+        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+        cfg.train_steps = 600;
+        cfg.arch = resnet_1x16(false, false).with_soft_policy_head();
+        let t = train_a_training_only_head(&cfg, soft_policy_error);
+        let (before, after) = (t.before, t.after);
+        let reported = t.stats.soft_policy_loss.unwrap();
         assert!(reported.is_finite() && reported < before, "{reported}");
-        assert_eq!((stats.board_loss, stats.opponent_policy_loss), (None, None));
+        assert_eq!(
+            (t.stats.board_loss, t.stats.opponent_policy_loss),
+            (None, None)
+        );
         assert!(
             after < 0.9 * before,
             "soft-policy cross-entropy {before:.3} -> {after:.3}"
         );
-        assert!(net
-            .forward_heads(&xs, false, false)
-            .unwrap()
-            .soft_policy
-            .is_none());
+        let heads = t.net.forward_heads(&t.xs, false, false).unwrap();
+        assert!(heads.soft_policy.is_none());
         // Its weights are the network's: saved, loaded and counted with it.
-        assert_eq!(
-            cfg.arch.numbers(shape),
-            Some(net.vs.variables().values().map(|t| t.numel() as i64).sum())
-        );
+        let shape = crate::nn::Shape::of::<TicTacToe>();
+        let numbers = t
+            .net
+            .vs
+            .variables()
+            .values()
+            .map(|v| v.numel() as i64)
+            .sum();
+        assert_eq!(cfg.arch.numbers(shape), Some(numbers));
     }
 
     #[test]
     fn training_teaches_the_opponent_policy_head_and_play_never_sees_it() {
         use crate::alphazero::config::RunConfig;
         use crate::games::GameKind;
-        use crate::nn::Shape;
         let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
         cfg.train_steps = 600;
         cfg.opponent_policy_loss_weight = 1.0;
@@ -747,38 +777,18 @@ mod tests {
             opponent_policy_head: true,
             soft_policy_head: false,
         };
-        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
-        let shape = Shape::of::<TicTacToe>();
-        let mut net = Net::new_seeded("tictactoe", cfg.arch, shape, tch::Device::Cpu, 3).unwrap();
-        let plain = Net::new_seeded(
-            "tictactoe",
-            resnet_1x16(false, false),
-            shape,
-            tch::Device::Cpu,
-            3,
-        )
-        .unwrap();
-        // Made last: the other weights start as a network's without the head.
-        let xs = Tensor::from_slice(&samples.inputs[..27]).view([1, 3, 3, 3]);
-        let (p, v) = net.forward(&xs, false).unwrap();
-        let (q, w) = plain.forward(&xs, false).unwrap();
-        assert!(p.equal(&q) && v.equal(&w));
-        let before = opponent_policy_error(&net, &samples);
-        let stats = train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
-        let after = opponent_policy_error(&net, &samples);
-        let reported = stats.opponent_policy_loss.unwrap();
+        let t = train_a_training_only_head(&cfg, opponent_policy_error);
+        let (before, after) = (t.before, t.after);
+        let reported = t.stats.opponent_policy_loss.unwrap();
         assert!(reported.is_finite() && reported < before, "{reported}");
-        assert_eq!(stats.board_loss, None);
+        assert_eq!(t.stats.board_loss, None);
         // Random replies: the best is about uniform over the empty cells but one.
         assert!(
             after < 0.9 * before,
             "opponent-policy cross-entropy {before:.3} -> {after:.3}"
         );
-        assert!(net
-            .forward_heads(&xs, false, false)
-            .unwrap()
-            .opponent_policy
-            .is_none());
+        let heads = t.net.forward_heads(&t.xs, false, false).unwrap();
+        assert!(heads.opponent_policy.is_none());
     }
 
     #[test]
