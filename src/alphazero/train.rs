@@ -748,7 +748,7 @@ mod tests {
         );
         let heads = t.net.forward_heads(&t.xs, false, false).unwrap();
         assert!(heads.soft_policy.is_none());
-        // Its weights are the network's: saved, loaded and counted with it.
+        // Its weights are counted in the network's size, which a model file is checked against.
         let shape = crate::nn::Shape::of::<TicTacToe>();
         let numbers = t
             .net
