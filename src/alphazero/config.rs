@@ -167,7 +167,8 @@ pub struct RunConfig {
     /// 1/4) in the total, for a network with that head (`arch.soft_policy_head`): 1, also in
     /// runs from before the setting. KataGo's 8 (for its far larger networks) cost the cpu
     /// preset's 4x48 network a fifth more value loss, and it won fewer games against the
-    /// solver than the default in both seeds tried; 1 did not (docs/ablations.md).
+    /// solver than the default in both seeds tried; 1 was level with the default over four
+    /// (docs/ablations.md).
     #[serde(default = "soft_policy_weight")]
     pub soft_policy_loss_weight: f32,
     /// Times the value loss counts in the total training loss (the policy's counts once); 1
