@@ -372,8 +372,7 @@ pub fn train<G: Game>(
     }
     let started = Instant::now();
     let syms = G::symmetries();
-    let (boards, opponent) = auxiliary_heads::<G>(net, samples)?;
-    let soft = net.meta.arch.has_soft_policy_head();
+    let heads = auxiliary_heads::<G>(net, samples)?;
     let (mut state, mut at) = start_or_resume(cfg, net, checkpointing)?;
     let first_step = at.step;
     let _guard = checkpointing.map(|_| InterruptGuard::install());
@@ -396,7 +395,7 @@ pub fn train<G: Game>(
         at.record(losses);
         task.inc(1);
         if step.is_multiple_of(10) {
-            task.set_message(losses_line(&at, boards, opponent, soft));
+            task.set_message(losses_line(&at, heads));
         }
         if let Some(ck) = checkpointing {
             let stop = maybe_checkpoint(ck, net, &state, &at, cfg.train_steps, &mut last_save)?;
@@ -425,17 +424,26 @@ pub fn train<G: Game>(
         steps: cfg.train_steps,
         policy_loss: at.policy_avg,
         value_loss: at.value_avg,
-        board_loss: boards.then_some(at.board_avg),
-        opponent_policy_loss: opponent.then_some(at.opponent_policy_avg),
-        soft_policy_loss: soft.then_some(at.soft_policy_avg),
+        board_loss: heads.boards.then_some(at.board_avg),
+        opponent_policy_loss: heads.opponent.then_some(at.opponent_policy_avg),
+        soft_policy_loss: heads.soft.then_some(at.soft_policy_avg),
         reanalysis: None,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
 
-/// Whether `net` has a final-board head and an opponent-policy head; an error when it has one
-/// and the positions have no targets for it.
-fn auxiliary_heads<G: Game>(net: &Net, samples: &Samples) -> Result<(bool, bool)> {
+/// The training-only heads a network has, whose losses training reports.
+#[derive(Clone, Copy)]
+struct AuxiliaryHeads {
+    boards: bool,
+    opponent: bool,
+    soft: bool,
+}
+
+/// The training-only heads `net` has; an error when it has a final-board or opponent-policy
+/// head and the positions have no targets for it (the soft-policy head's come from the policy
+/// targets).
+fn auxiliary_heads<G: Game>(net: &Net, samples: &Samples) -> Result<AuxiliaryHeads> {
     let boards = net.has_board_head();
     if boards && samples.boards.len() != samples.len() * G::cells() {
         bail!("the network has a final-board head, and the positions have no final-board targets");
@@ -444,7 +452,12 @@ fn auxiliary_heads<G: Game>(net: &Net, samples: &Samples) -> Result<(bool, bool)
     if opponent && samples.opponent_policies.len() != samples.len() * G::NUM_ACTIONS {
         bail!("the network has an opponent-policy head, and the positions have no targets for it");
     }
-    Ok((boards, opponent))
+    let soft = net.meta.arch.has_soft_policy_head();
+    Ok(AuxiliaryHeads {
+        boards,
+        opponent,
+        soft,
+    })
 }
 
 /// The optimizer (and weight average) and the step to train from: the checkpoint's when it
@@ -471,16 +484,16 @@ fn start_or_resume(
 }
 
 /// The progress bar's line: the running losses of the heads the network has.
-fn losses_line(at: &Progress, boards: bool, opponent: bool, soft: bool) -> String {
-    let board = match boards {
+fn losses_line(at: &Progress, heads: AuxiliaryHeads) -> String {
+    let board = match heads.boards {
         true => format!(", board loss {:.3}", at.board_avg),
         false => String::new(),
     };
-    let opponent = match opponent {
+    let opponent = match heads.opponent {
         true => format!(", opponent-policy loss {:.3}", at.opponent_policy_avg),
         false => String::new(),
     };
-    let soft = match soft {
+    let soft = match heads.soft {
         true => format!(", soft-policy loss {:.3}", at.soft_policy_avg),
         false => String::new(),
     };
