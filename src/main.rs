@@ -9,15 +9,18 @@ fn main() {
 /// default. When another program takes a core, a spinning thread holds its core while the thread
 /// it waits for sits descheduled, and every operation's barrier waits a time slice; threads that
 /// never spin (`OMP_WAIT_POLICY=PASSIVE`) pay a wake-up at every barrier instead, which doubled
-/// the training time of tic-tac-toe's small network on an idle machine. A short spin of 1,000
-/// rounds does well in both (training of the cpu preset, 60 steps, against two busy loops:
-/// 20.8 s by default, 15.3 s with it, 11.3 s passive; tic-tac-toe's default run idle: 40 s
-/// spinning on, 34 s, 69 s; the same weights, bit for bit). libgomp reads it from the
-/// environment when it is loaded, before `main`, so the commands that train (the others run
-/// libtorch on one thread a caller) start themselves again with `GOMP_SPINCOUNT=1000`; a policy
-/// or spin count the user set is kept, and `./zero` sets it at once.
+/// the training time of tic-tac-toe's small network on an idle machine. A spin of 10,000 rounds
+/// keeps nearly all of the default's speed on an idle machine and little of its cost beside a
+/// busy program: a training step of the cpu preset on two threads (`zero bench train`, 60
+/// steps, 3 rounds, medians, Intel Xeon with AMX) took 31.5 ms with the default spin, 31.9 with
+/// 10,000 and 42.5 with 1,000 rounds idle; 415, 133 and 114 ms beside one busy loop; 134, 115
+/// and 118 beside two (docs/ablations.md). The weights are the same, bit for bit, whatever the
+/// spin. libgomp reads it from the environment when it is loaded, before `main`, so the
+/// commands that train (the others run libtorch on one thread a caller) start themselves again
+/// with it; a policy or spin count the user set is kept, and `./zero` sets it at once.
 fn short_openmp_spin() {
     const SPIN: &str = "GOMP_SPINCOUNT";
+    const SHORT_SPIN: &str = "10000";
     const TRAINING: [&str; 2] = ["cycle", "train"];
     if std::env::var_os("OMP_WAIT_POLICY").is_some() || std::env::var_os(SPIN).is_some() {
         return;
@@ -31,7 +34,7 @@ fn short_openmp_spin() {
     let error = std::process::Command::new(exe)
         .arg0(arg0)
         .args(&args[1..])
-        .env(SPIN, "1000")
+        .env(SPIN, SHORT_SPIN)
         .exec();
-    eprintln!("zero: note: could not restart with {SPIN}=1000 ({error}); continuing");
+    eprintln!("zero: note: could not restart with {SPIN}={SHORT_SPIN} ({error}); continuing");
 }

@@ -5,12 +5,16 @@ use crate::core::threads::default_threads;
 
 /// The trunk's multiply-adds in a step below which one thread trains faster than two. libtorch
 /// splits each operation between its threads, which meet at a barrier after it; a small step
-/// is hundreds of operations too small to share, and with the short OpenMP spin of training
-/// (`GOMP_SPINCOUNT=1000`, see `main.rs`) each barrier costs a wake-up. On a 2-core AMD EPYC
-/// Zen 5, ms a step with one thread against two (`zero bench train`, three rounds, that spin):
+/// is hundreds of operations too small to share, and with a short OpenMP spin each barrier can
+/// cost a wake-up. On a 2-core AMD EPYC Zen 5, ms a step with one thread against two (`zero
+/// bench train`, three rounds, `GOMP_SPINCOUNT=1000`, the spin of training then):
 /// tic-tac-toe's 2x32 network on 128 positions (0.05 G multiply-adds) 6.0-6.3 against 7.3-20,
 /// 4x4 Othello's (0.09 G) 7.6-8.1 against 9.1-12.7, Connect Four's 4x48 on 256 (2.0 G) 64-74
-/// against 47-56.
+/// against 47-56. With the longer spin of training since (10,000 rounds, see `main.rs`) two
+/// threads were level on tic-tac-toe's steps and a little ahead on Othello's on an idle Intel
+/// Xeon (5.0-5.1 against 5.2-5.4 ms, 6.0-6.1 against 7.1-7.2), and both games' default runs
+/// took the same time with either spin; small steps keep one thread, which costs nothing
+/// beside a busy program.
 const ONE_THREAD_BELOW: u64 = 1_000_000_000;
 
 /// libtorch threads for training `arch` on positions of `shape`, `batch` a step, while nothing
