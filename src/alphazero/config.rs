@@ -14,6 +14,7 @@ use super::value_bootstrap::ValueBootstrap;
 /// Everything a cycle needs; saved as `models/<game>/run.json` so that a resumed run keeps
 /// the settings it started with.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct RunConfig {
     pub preset: String,
     pub arch: Arch,
@@ -205,6 +206,7 @@ pub struct RunConfig {
 /// value target. More games for the same simulations: the value head, which learns from
 /// game results, sees more of them.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct PlayoutCap {
     pub full_fraction: f64,
     pub fast_sims: u32,
@@ -212,6 +214,7 @@ pub struct PlayoutCap {
 
 /// The full searches of plies 0 to `plies - 1` get `sims` simulations instead of the run's.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct OpeningSims {
     pub plies: u32,
     pub sims: u32,
@@ -219,6 +222,7 @@ pub struct OpeningSims {
 
 /// From iteration `from_iteration` on, training's learning rate is `learning_rate`.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct LearningRateDrop {
     pub from_iteration: u32,
     pub learning_rate: f64,
@@ -272,6 +276,7 @@ fn default_chunk_games() -> u64 {
 /// network alone and with search (`eval_sims`), each an evenly spaced subset of the set when
 /// smaller than it; 0 turns that grading off.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct GradeConfig {
     pub net_positions: usize,
     pub search_positions: usize,
@@ -944,6 +949,45 @@ mod tests {
             none.problems(),
             ["inference_threads is 0 (must be at least 1)"]
         );
+    }
+
+    #[test]
+    fn a_key_the_settings_do_not_have_is_refused_at_every_level() {
+        // A typo must not become a setting that zero ignores while the run goes on without it.
+        let mut cfg = RunConfig::preset("long", GameKind::Connect4, false).unwrap();
+        cfg.learning_rate_drops = vec![LearningRateDrop {
+            from_iteration: 40,
+            learning_rate: 1e-3,
+        }];
+        let good = serde_json::to_value(&cfg).unwrap();
+        assert_eq!(
+            serde_json::from_value::<RunConfig>(good.clone()).unwrap(),
+            cfg
+        );
+        let typos: [(&[&str], &str); 5] = [
+            (&[], "learning_rat"),
+            (&["mcts"], "c_pucT"),
+            (&["arch"], "soft_head"),
+            (&["grade"], "net_position"),
+            (&["learning_rate_drops", "0"], "learning_rates"),
+        ];
+        for (path, typo) in typos {
+            let mut json = good.clone();
+            let mut node = &mut json;
+            for key in path {
+                node = match key.parse::<usize>() {
+                    Ok(i) => &mut node[i],
+                    Err(_) => &mut node[*key],
+                };
+            }
+            node[typo] = serde_json::json!(1);
+            let e = serde_json::from_value::<RunConfig>(json).unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("unknown field `{typo}`")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

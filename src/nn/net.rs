@@ -23,7 +23,7 @@ pub const META_KEY: &str = "zero.model";
 
 /// The shape of a network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Arch {
     /// `blocks` residual blocks of `filters` 3x3 filters. The value head reduces the trunk to
     /// `value_channels` planes (1x1 convolution) before its fully connected layers: AlphaGo
@@ -1123,12 +1123,27 @@ fn not_a_model(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
     )
 }
 
+/// Why a model's description in its header cannot be read. A field this program does not know
+/// (serde's "unknown field" message, which `Arch` and the settings it holds give for any key
+/// they do not have) comes from a newer `zero` that describes networks this one cannot build:
+/// training again would not help, updating would.
+fn description_error(path: &Path, e: serde_json::Error) -> anyhow::Error {
+    let message = e.to_string();
+    if message.starts_with("unknown field") {
+        return anyhow!(
+            "{} was made by a newer zero: its description has a field this zero does not know \
+             ({message}); update zero (`git pull`, then `./zero info` builds it) to use it",
+            path.display()
+        );
+    }
+    not_a_model(path, format!("its description is not valid: {e}"))
+}
+
 /// The description in a model's header, or else (a model saved before descriptions moved into
 /// the file) in its sidecar.
 fn meta_from_header(path: &Path, header: &FileMetadata) -> Result<ModelMeta> {
     if let Some(json) = header.get(META_KEY) {
-        return serde_json::from_str(json)
-            .map_err(|e| not_a_model(path, format!("its description is not valid: {e}")));
+        return serde_json::from_str(json).map_err(|e| description_error(path, e));
     }
     let side = sidecar(path);
     match std::fs::read_to_string(&side) {
@@ -1255,6 +1270,32 @@ mod tests {
         std::fs::write(dir.path().join("state.json"), "{\"iteration\": 3}").unwrap();
         back.save(&other).unwrap();
         assert!(dir.path().join("state.json").exists());
+    }
+
+    #[test]
+    fn a_model_of_a_newer_zero_says_to_update_not_to_train_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("best.safetensors");
+        let model = net(1);
+        // As a later version would describe a network with a head this one cannot build.
+        let mut meta = serde_json::to_value(&model.meta).unwrap();
+        meta["arch"]["future_head"] = serde_json::json!(true);
+        let mut named: Vec<(String, Tensor)> = model.vs.variables().into_iter().collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        let header = HashMap::from([(META_KEY.to_string(), meta.to_string())]);
+        std::fs::write(&path, to_safetensors_bytes(&named, Some(header)).unwrap()).unwrap();
+        for e in [
+            load(&path).err().unwrap(),
+            Net::read_meta(&path).unwrap_err(),
+        ] {
+            let e = e.to_string();
+            assert!(
+                e.starts_with(&format!("{} was made by a newer zero", path.display())),
+                "{e}"
+            );
+            assert!(e.contains("unknown field `future_head`"), "{e}");
+            assert!(e.ends_with("update zero (`git pull`, then `./zero info` builds it) to use it"));
+        }
     }
 
     #[test]

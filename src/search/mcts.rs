@@ -105,6 +105,7 @@ fn default_value_scale() -> f32 {
 
 /// Search settings.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MctsConfig {
     /// Exploration constant of PUCT.
     pub c_puct: f32,
