@@ -1124,9 +1124,9 @@ fn not_a_model(path: &Path, why: impl std::fmt::Display) -> anyhow::Error {
 }
 
 /// Why a model's description in its header cannot be read. A field this program does not know
-/// (serde's "unknown field" message, which `Arch` and the settings it holds give for any key
-/// they do not have) comes from a newer `zero` that describes networks this one cannot build:
-/// training again would not help, updating would.
+/// (serde's "unknown field" message, which `Arch` gives for any key it does not have) comes
+/// from a newer `zero` that describes a network this one cannot build: training again would
+/// not help, updating would.
 fn description_error(path: &Path, e: serde_json::Error) -> anyhow::Error {
     let message = e.to_string();
     if message.starts_with("unknown field") {

@@ -13,8 +13,8 @@ use crate::core::threads::default_threads;
 /// against 47-56. With the longer spin of training since (10,000 rounds, see `main.rs`) two
 /// threads were level on tic-tac-toe's steps and a little ahead on Othello's on an idle Intel
 /// Xeon (5.0-5.1 against 5.2-5.4 ms, 6.0-6.1 against 7.1-7.2), and both games' default runs
-/// took the same time with either spin; small steps keep one thread, which costs nothing
-/// beside a busy program.
+/// took the same time with either spin; small steps keep one thread, which meets no barrier
+/// and so waits for no descheduled partner when another program is busy.
 const ONE_THREAD_BELOW: u64 = 1_000_000_000;
 
 /// libtorch threads for training `arch` on positions of `shape`, `batch` a step, while nothing
