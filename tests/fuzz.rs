@@ -1061,6 +1061,7 @@ fn arch() -> impl Strategy<Value = Arch> {
             any::<bool>(),
             any::<bool>(),
             any::<bool>(),
+            any::<bool>(),
             any::<bool>()
         )
             .prop_map(
@@ -1073,6 +1074,7 @@ fn arch() -> impl Strategy<Value = Arch> {
                     squeeze_excite,
                     opponent,
                     soft,
+                    threats,
                 )| {
                     Arch::Resnet {
                         blocks,
@@ -1083,6 +1085,7 @@ fn arch() -> impl Strategy<Value = Arch> {
                         squeeze_excite,
                         opponent_policy_head: opponent,
                         soft_policy_head: soft,
+                        line_threats: threats,
                     }
                 }
             ),

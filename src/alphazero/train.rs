@@ -624,6 +624,7 @@ mod tests {
             squeeze_excite: false,
             opponent_policy_head: false,
             soft_policy_head: false,
+            line_threats: false,
         }
     }
 
@@ -789,6 +790,7 @@ mod tests {
             squeeze_excite: false,
             opponent_policy_head: true,
             soft_policy_head: false,
+            line_threats: false,
         };
         let t = train_a_training_only_head(&cfg, opponent_policy_error);
         let (before, after) = (t.before, t.after);

@@ -77,6 +77,7 @@ mod tests {
             board_head: false,
             opponent_policy_head: false,
             soft_policy_head: false,
+            line_threats: false,
             squeeze_excite: false,
         };
         let shape = Shape::of::<TicTacToe>();

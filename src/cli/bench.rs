@@ -104,7 +104,7 @@ pub struct TrainArgs {
     /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 under the
     /// preset's heads, followed by any of `+se` (squeeze-and-excitation), `+board`, `+opp` and
     /// `+soft` (the training-only final-board, opponent-policy and soft-policy heads, with their
-    /// targets).
+    /// targets), `+threats` (Connect Four's line-threat input planes).
     #[arg(long)]
     arch: Option<String>,
     /// Positions a step instead of the preset's.
@@ -163,7 +163,8 @@ struct SelfplayBench {
 /// BLOCKSxFILTERS under the preset's heads, so that a shape is timed with the value head (and
 /// training's final-board head) its runs would have. Suffixes add to it: `+se`
 /// squeeze-and-excitation (a preset's is dropped without it), `+board`, `+opp` and `+soft` the
-/// training-only final-board, opponent-policy and soft-policy heads.
+/// training-only final-board, opponent-policy and soft-policy heads, `+threats` Connect
+/// Four's line-threat input planes.
 fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
     if s == "azg" {
         return Ok(Arch::AzgConv { channels: 512 });
@@ -172,7 +173,7 @@ fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
         anyhow::anyhow!(
             "--arch is 'azg' or BLOCKSxFILTERS such as 4x64, followed by any of '+se' \
              (squeeze-and-excitation), '+board' (final-board head), '+opp' (opponent-policy \
-             head), '+soft' (soft-policy head) (got '{s}')"
+             head), '+soft' (soft-policy head), '+threats' (line-threat planes) (got '{s}')"
         )
     };
     let mut parts = s.split('+');
@@ -192,6 +193,7 @@ fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
         board_head,
         opponent_policy_head,
         soft_policy_head,
+        line_threats,
         ..
     } = &mut arch
     {
@@ -202,6 +204,7 @@ fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
                 "board" => *board_head = true,
                 "opp" => *opponent_policy_head = true,
                 "soft" => *soft_policy_head = true,
+                "threats" => *line_threats = true,
                 _ => return Err(garbled()),
             }
         }
@@ -539,12 +542,14 @@ mod tests {
             board_head,
             opponent_policy_head,
             soft_policy_head,
+            line_threats,
             ..
-        } = parse_arch("4x48+opp+board+soft", preset).unwrap()
+        } = parse_arch("4x48+opp+board+soft+threats", preset).unwrap()
         else {
             panic!("a residual network");
         };
         assert!(!squeeze_excite && board_head && opponent_policy_head && soft_policy_head);
+        assert!(line_threats);
     }
 
     #[test]

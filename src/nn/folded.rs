@@ -16,6 +16,7 @@ use anyhow::{anyhow, Result};
 use tch::{nn, Device, Kind, TchError, Tensor};
 
 use super::inference::Evaluator;
+use super::line_threats::with_threat_planes;
 use super::net::{
     channels_last, evaluate_batch, value_from_head, Bn, Body, Compute, Conv, ModelMeta, Net, Shape,
 };
@@ -141,6 +142,8 @@ enum FoldedBody {
         value_conv: FoldedConv,
         value_fc1: Linear,
         value_fc2: Linear,
+        /// Whether the input gets the line-threat planes first (see [`Body`]'s).
+        line_threats: bool,
     },
     AzgConv {
         convs: Vec<FoldedConv>,
@@ -184,6 +187,7 @@ impl InferenceNet {
                     board: _,
                     opponent_policy: _,
                     soft_policy: _,
+                    line_threats,
                 } => FoldedBody::Resnet {
                     input: FoldedConv::new(conv, bn, trunk)?,
                     blocks: blocks
@@ -201,6 +205,7 @@ impl InferenceNet {
                     value_conv: FoldedConv::new(value_conv, value_bn, heads)?,
                     value_fc1: Linear::copy(value_fc1)?,
                     value_fc2: Linear::copy(value_fc2)?,
+                    line_threats: *line_threats,
                 },
                 Body::AzgConv {
                     convs,
@@ -235,7 +240,12 @@ impl InferenceNet {
     /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`, as
     /// [`Net::forward`] computes them in inference.
     pub fn forward(&self, xs: &Tensor) -> Result<(Tensor, Tensor), TchError> {
-        let mut x = xs.f_to_kind(self.trunk.kind)?;
+        let mut x = match self.body {
+            FoldedBody::Resnet {
+                line_threats: true, ..
+            } => with_threat_planes(xs)?.f_to_kind(self.trunk.kind)?,
+            _ => xs.f_to_kind(self.trunk.kind)?,
+        };
         if self.trunk.channels_last {
             // Once: every convolution's output keeps the layout of its input.
             x = channels_last(&x)?;
@@ -249,6 +259,7 @@ impl InferenceNet {
                 value_conv,
                 value_fc1,
                 value_fc2,
+                line_threats: _,
             } => {
                 let mut x = input.f_forward(&x)?.f_relu()?;
                 for b in blocks {
@@ -385,6 +396,7 @@ mod tests {
             squeeze_excite: true,
             opponent_policy_head: true,
             soft_policy_head: true,
+            line_threats: false,
         };
         let wdl = Arch::Resnet {
             blocks: 1,
@@ -395,6 +407,7 @@ mod tests {
             squeeze_excite: false,
             opponent_policy_head: false,
             soft_policy_head: false,
+            line_threats: true,
         };
         for arch in [arch, wdl, Arch::AzgConv { channels: 16 }] {
             let net = trained_statistics(arch, 3);

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use tch::nn;
 use tch::{Device, Kind, TchError, Tensor};
 
+use super::line_threats::{with_threat_planes, THREAT_PLANES};
 use super::precision::Precision;
 use super::squeeze_excite::{hidden_width, SqueezeExcite};
 use super::tensors::{
@@ -64,6 +65,12 @@ pub enum Arch {
         /// without it.
         #[serde(default, skip_serializing_if = "is_false")]
         soft_policy_head: bool,
+        /// Two more input planes, computed by the network from its stones: the empty cells
+        /// that would complete a line of four for the mover, and for the opponent
+        /// ([`super::line_threats`]; Connect Four's only). Absent from the descriptions of
+        /// networks without them.
+        #[serde(default, skip_serializing_if = "is_false")]
+        line_threats: bool,
     },
     /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
     /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
@@ -136,6 +143,37 @@ impl Arch {
             squeeze_excite: false,
             opponent_policy_head: false,
             soft_policy_head: false,
+            line_threats: false,
+        }
+    }
+
+    /// Whether the network computes the line-threat planes from its input.
+    pub fn has_line_threats(&self) -> bool {
+        matches!(
+            self,
+            Arch::Resnet {
+                line_threats: true,
+                ..
+            }
+        )
+    }
+
+    /// The same network with the line-threat input planes (a residual network; other shapes
+    /// are returned as they are).
+    pub const fn with_line_threats(mut self) -> Arch {
+        if let Arch::Resnet { line_threats, .. } = &mut self {
+            *line_threats = true;
+        }
+        self
+    }
+
+    /// The planes the network's first convolution reads for a game of `shape`: the game's,
+    /// and the line-threat planes of a network that computes them.
+    pub fn input_planes(&self, shape: Shape) -> usize {
+        if self.has_line_threats() {
+            shape.planes + THREAT_PLANES
+        } else {
+            shape.planes
         }
     }
 
@@ -146,6 +184,7 @@ impl Arch {
             self,
             Arch::Resnet {
                 soft_policy_head: true,
+                line_threats: false,
                 ..
             }
         )
@@ -222,7 +261,8 @@ impl Arch {
         let n = |x: usize| u64::try_from(x).ok();
         let (cells, f) = (n(shape.height)?.checked_mul(n(shape.width)?)?, n(filters)?);
         // The input convolution, then two 3x3 convolutions a block.
-        let inputs = n(shape.planes)?.checked_add(n(blocks)?.checked_mul(2)?.checked_mul(f)?)?;
+        let inputs =
+            n(self.input_planes(shape))?.checked_add(n(blocks)?.checked_mul(2)?.checked_mul(f)?)?;
         cells.checked_mul(9)?.checked_mul(f)?.checked_mul(inputs)
     }
 
@@ -233,7 +273,7 @@ impl Arch {
     /// network of that size is built.
     pub fn numbers(&self, shape: Shape) -> Option<i64> {
         let n = |x: usize| i64::try_from(x).ok();
-        let (planes, actions) = (n(shape.planes)?, n(shape.actions)?);
+        let (planes, actions) = (n(self.input_planes(shape))?, n(shape.actions)?);
         let cells = n(shape.height)?.checked_mul(n(shape.width)?)?;
         // A convolution without bias, a batch norm (weight, bias, mean, variance), a linear
         // layer with bias.
@@ -255,6 +295,7 @@ impl Arch {
                 squeeze_excite,
                 opponent_policy_head,
                 soft_policy_head,
+                line_threats: _,
             } => {
                 let (b, f, v) = (n(blocks)?, n(filters)?, n(value_channels)?);
                 let se = if squeeze_excite {
@@ -323,6 +364,7 @@ impl std::fmt::Display for Arch {
                 squeeze_excite,
                 opponent_policy_head,
                 soft_policy_head,
+                line_threats,
             } => {
                 write!(f, "resnet {blocks}x{filters}")?;
                 if *squeeze_excite {
@@ -342,6 +384,9 @@ impl std::fmt::Display for Arch {
                 }
                 if *soft_policy_head {
                     write!(f, ", soft-policy head")?;
+                }
+                if *line_threats {
+                    write!(f, ", line-threat planes")?;
                 }
                 Ok(())
             }
@@ -546,6 +591,8 @@ pub(super) enum Body {
         /// The soft-policy head ([`Arch::Resnet`]'s `soft_policy_head`): the policy head's
         /// layers, its own weights.
         soft_policy: Option<PolicyLayers>,
+        /// Whether the input gets the line-threat planes ([`Arch::Resnet`]'s `line_threats`).
+        line_threats: bool,
     },
     AzgConv {
         convs: Vec<(Conv, Bn)>,
@@ -632,13 +679,17 @@ impl Net {
                 squeeze_excite,
                 opponent_policy_head,
                 soft_policy_head,
+                line_threats,
             } => {
                 if blocks == 0 || filters == 0 || value_channels == 0 {
                     bail!("a network needs at least one block, one filter and one value channel");
                 }
+                if line_threats && game != "connect4" {
+                    bail!("line-threat planes (lines of four) are Connect Four's, not {game}'s");
+                }
                 let bn = |q: nn::Path, c: usize| Bn::new(q, c, 2);
                 Body::Resnet {
-                    conv: conv3(&p / "input_conv", shape.planes, filters, 1),
+                    conv: conv3(&p / "input_conv", arch.input_planes(shape), filters, 1),
                     bn: bn(&p / "input_bn", filters),
                     blocks: (0..blocks)
                         .map(|i| {
@@ -675,6 +726,7 @@ impl Net {
                         .then(|| PolicyLayers::new(&p, "opponent_policy", filters, shape)),
                     soft_policy: soft_policy_head
                         .then(|| PolicyLayers::new(&p, "soft_policy", filters, shape)),
+                    line_threats,
                 }
             }
             Arch::AzgConv { channels } => {
@@ -803,9 +855,14 @@ impl Net {
                 board: board_head,
                 opponent_policy: opponent_head,
                 soft_policy: soft_head,
+                line_threats,
             } => {
                 let trunk = self.trunk_compute();
-                let xs = xs.f_to_kind(trunk.kind)?;
+                let xs = if *line_threats {
+                    with_threat_planes(xs)?.f_to_kind(trunk.kind)?
+                } else {
+                    xs.f_to_kind(trunk.kind)?
+                };
                 let mut x = bn
                     .f_forward(&conv.f_forward(&xs, trunk)?, train)?
                     .f_relu()?;
@@ -1249,6 +1306,47 @@ mod tests {
     }
 
     #[test]
+    fn a_network_with_line_threat_planes_is_connect_fours_and_round_trips() {
+        use crate::games::{Connect4, Game};
+        let shape = Shape::of::<Connect4>();
+        let arch = Arch::resnet(1, 4).with_wdl_head().with_line_threats();
+        let e = Net::new(GAME, arch, Shape::of::<TicTacToe>(), Device::Cpu)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("are Connect Four's, not tictactoe's"), "{e}");
+
+        let original = Net::new_seeded("connect4", arch, shape, Device::Cpu, 5).unwrap();
+        let input = original.vs.variables()["input_conv.weight"].size();
+        assert_eq!(input[1], 5, "three planes of the game's, two of threats");
+        let total: i64 = original
+            .vs
+            .variables()
+            .values()
+            .map(|t| t.numel() as i64)
+            .sum();
+        assert_eq!(arch.numbers(shape), Some(total));
+        assert!(arch.to_string().ends_with(", line-threat planes"), "{arch}");
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("best.safetensors");
+        original.save(&path).unwrap();
+        let back = Net::load(&path, "connect4", shape, Device::Cpu).unwrap();
+        assert!(back.meta.arch.has_line_threats());
+        let mut x = vec![0.0; 2 * shape.input_size()];
+        for (i, moves) in ["4455", "1122334"].iter().enumerate() {
+            let pos = Connect4::parse_position(moves).unwrap();
+            pos.encode(&mut x[i * shape.input_size()..]);
+        }
+        let answers = |net: &Net| {
+            let (mut p, mut v) = (vec![0.0; 2 * shape.actions], vec![0.0; 2]);
+            net.evaluate(&x, 2, &mut p, &mut v).unwrap();
+            (p, v)
+        };
+        assert_eq!(answers(&original), answers(&back));
+    }
+
+    #[test]
     fn models_saved_with_a_sidecar_still_load_and_the_sidecar_goes_on_saving() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("best.safetensors");
@@ -1389,6 +1487,7 @@ mod tests {
                     squeeze_excite: false,
                     opponent_policy_head: false,
                     soft_policy_head: false,
+                    line_threats: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
@@ -1399,6 +1498,7 @@ mod tests {
                     squeeze_excite: false,
                     opponent_policy_head: false,
                     soft_policy_head: false,
+                    line_threats: false,
                 },
                 Arch::Resnet {
                     blocks: 1,
@@ -1409,6 +1509,7 @@ mod tests {
                     squeeze_excite: false,
                     opponent_policy_head: true,
                     soft_policy_head: true,
+                    line_threats: false,
                 },
                 Arch::resnet(2, 6).with_squeeze_excite(),
                 Arch::resnet(1, 3).with_wdl_head().with_squeeze_excite(),
@@ -1520,6 +1621,7 @@ mod tests {
             squeeze_excite: false,
             opponent_policy_head: false,
             soft_policy_head: false,
+            line_threats: false,
         };
         let json = serde_json::to_string(&wide).unwrap();
         assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), wide);
@@ -1542,6 +1644,7 @@ mod tests {
             squeeze_excite: false,
             opponent_policy_head: false,
             soft_policy_head: false,
+            line_threats: false,
         };
         let e = Net::new(GAME, zero, shape, Device::Cpu).err().unwrap();
         assert!(e.to_string().contains("one value channel"), "{e}");
@@ -1584,6 +1687,7 @@ mod tests {
             squeeze_excite: false,
             opponent_policy_head: false,
             soft_policy_head: false,
+            line_threats: false,
         };
         assert_eq!(with.to_string(), "resnet 1x8, board head");
         let json = serde_json::to_string(&with).unwrap();
