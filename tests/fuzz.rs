@@ -1411,9 +1411,14 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
             })
         });
     let evaluate = (
-        (any::<u32>(), finite64(), any::<bool>(), any::<u32>()),
         (
-            match_result(),
+            any::<u32>(),
+            proptest::option::of(finite64()),
+            any::<bool>(),
+            any::<u32>(),
+        ),
+        (
+            proptest::option::of(match_result()),
             proptest::option::of(match_result()),
             finite64(),
         ),

@@ -105,6 +105,60 @@ fn tiny_cycle_runs_and_resumes() {
     assert!(e.contains("tictactoe model"), "{e}");
 }
 
+/// Best's weights after a tiny tic-tac-toe cycle of two iterations, and the cycle's records.
+fn tiny_cycle_best(cfg: &RunConfig) -> (Vec<(String, Vec<f32>)>, Vec<StageRecord>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
+    let mut records = Vec::new();
+    run_cycle::<TicTacToe>(cfg, &paths, 2, None, false, &mut |r| {
+        records.push(r.clone())
+    })
+    .unwrap();
+    let best = Net::load(
+        &paths.best(),
+        "tictactoe",
+        Shape::of::<TicTacToe>(),
+        default_device(),
+    )
+    .unwrap();
+    (weights(&best), records)
+}
+
+#[test]
+fn a_cycle_without_the_match_promotes_latest_and_learns_as_an_always_promoting_one() {
+    let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+    cfg.eval_games = 0;
+    let (best, records) = tiny_cycle_best(&cfg);
+    let evaluations: Vec<_> = records
+        .iter()
+        .filter_map(|r| match r {
+            StageRecord::Evaluate(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(evaluations.len(), 2);
+    for (k, e) in evaluations.iter().enumerate() {
+        assert!(e.latest_vs_best.is_none() && e.score_vs_best.is_none());
+        assert!(e.promoted);
+        assert_eq!(e.generation, k as u32 + 1);
+        assert!(e.grade_net.is_some(), "the stage still grades best");
+    }
+    let rows = iteration_rows(&records);
+    assert!(rows.iter().all(|r| r.minutes.is_some()));
+    let table = zero::alphazero::report::table(&rows);
+    assert!(table.contains("no match"), "{table}");
+    // The match decides nothing when latest always wins promotion: a run that plays it with a
+    // threshold of 0 trains the same best, bit for bit.
+    cfg.eval_games = 4;
+    cfg.promote_threshold = 0.0;
+    let (gated, records) = tiny_cycle_best(&cfg);
+    assert!(records
+        .iter()
+        .any(|r| matches!(r, StageRecord::Evaluate(e) if e.latest_vs_best.is_some())));
+    assert!(best == gated, "best differs with the match played");
+}
+
 #[test]
 fn a_trained_network_beats_the_untrained_one() {
     let tmp = tempfile::tempdir().unwrap();

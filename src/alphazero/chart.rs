@@ -137,7 +137,8 @@ fn draw_panel(svg: &mut String, panel: &Panel, y0: f64) {
     }
 }
 
-/// The chart: training losses on top, match scores below, then the mistake rates if graded.
+/// The chart: training losses on top, match scores below (if there are any), then the mistake
+/// rates if graded.
 pub fn svg(rows: &[IterationRow], title: &str) -> String {
     let pts = |f: &dyn Fn(&IterationRow) -> Option<f64>| -> Vec<(f64, f64)> {
         rows.iter()
@@ -159,26 +160,32 @@ pub fn svg(rows: &[IterationRow], title: &str) -> String {
         .map(|b| format!("best vs {b}"))
         .unwrap_or_else(|| "benchmark".into());
     let iterations = XAxis::iterations(rows.iter().map(|r| r.iteration).max().unwrap_or(1) as f64);
-    let mut panels = vec![
-        Panel {
-            title: "training loss",
-            y_max: loss_max,
-            x: iterations,
-            series: vec![
-                ("policy loss", "#1f77b4", policy),
-                ("value loss", "#ff7f0e", value),
-            ],
-        },
-        Panel {
-            title: "score (draws count half)",
-            y_max: 1.0,
-            x: iterations,
-            series: vec![
-                ("latest vs best", "#2ca02c", pts(&|r| r.score_vs_best)),
-                (&benchmark_name, "#d62728", pts(&|r| r.benchmark_score)),
-            ],
-        },
-    ];
+    let mut panels = vec![Panel {
+        title: "training loss",
+        y_max: loss_max,
+        x: iterations,
+        series: vec![
+            ("policy loss", "#1f77b4", policy),
+            ("value loss", "#ff7f0e", value),
+        ],
+    }];
+    let scores = Panel {
+        title: "score (draws count half)",
+        y_max: 1.0,
+        x: iterations,
+        series: vec![
+            ("latest vs best", "#2ca02c", pts(&|r| r.score_vs_best)),
+            (&benchmark_name, "#d62728", pts(&|r| r.benchmark_score)),
+        ],
+    };
+    // A run without the match and without a benchmark has no scores to draw.
+    if scores
+        .series
+        .iter()
+        .any(|(_, _, points)| !points.is_empty())
+    {
+        panels.push(scores);
+    }
     panels.extend(mistake_panels(rows, iterations));
     let height = 30.0 + PANEL_HEIGHT * panels.len() as f64;
     let mut s = format!(

@@ -30,9 +30,13 @@ pub struct EvalShard {
     pub seconds: f64,
 }
 
-/// Games in an iteration's evaluation match.
+/// Games in an iteration's evaluation match: none in a run without it (`eval_games` 0), else
+/// at least a pair, so that each network moves first once.
 pub fn evaluation_games(cfg: &RunConfig) -> u64 {
-    cfg.eval_games.max(2)
+    match cfg.eval_games {
+        0 => 0,
+        games => games.max(2),
+    }
 }
 
 /// Plays games `games` of iteration `iteration`'s evaluation match, latest against best.
@@ -44,6 +48,9 @@ pub fn play_eval_shard<G: Game>(
     progress: bool,
 ) -> Result<EvalShard> {
     let total = evaluation_games(cfg);
+    if total == 0 {
+        bail!("this run plays no evaluation match (eval_games is 0): there are no games to shard");
+    }
     if games.start >= games.end || games.end > total {
         bail!(
             "the evaluation plays games 0 to {total} (exclusive); {}..{} is not a range of them",
@@ -160,5 +167,18 @@ mod tests {
         assert!(e.to_string().contains("0..2 of the evaluation's 4"), "{e}");
         let e = merge_shards::<TicTacToe>(&cfg, 3, vec![shard(0, &[1.0; 4])]).unwrap_err();
         assert!(e.to_string().contains("iteration 2"), "{e}");
+    }
+
+    #[test]
+    fn a_run_without_the_match_has_no_games_to_shard() {
+        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+        cfg.eval_games = 1;
+        assert_eq!(evaluation_games(&cfg), 2, "a match is at least a pair");
+        cfg.eval_games = 0;
+        assert_eq!(evaluation_games(&cfg), 0);
+        let tmp = tempfile::tempdir().unwrap();
+        let paths = RunPaths::new(&tmp.path().join("m"), &tmp.path().join("d"), "tictactoe");
+        let e = play_eval_shard::<TicTacToe>(&cfg, &paths, 1, 0..1, false).unwrap_err();
+        assert!(e.to_string().contains("eval_games is 0"), "{e}");
     }
 }

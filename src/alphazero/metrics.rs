@@ -75,12 +75,15 @@ pub struct TrainRecord {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvaluateRecord {
     pub iteration: u32,
-    /// Latest's score against best (draws count half).
-    pub score_vs_best: f64,
+    /// Latest's score against best (draws count half); absent in a run without the match
+    /// (`eval_games` 0), whose latest becomes best every iteration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_vs_best: Option<f64>,
     pub promoted: bool,
     /// Best's generation after the evaluation.
     pub generation: u32,
-    pub latest_vs_best: MatchResult,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latest_vs_best: Option<MatchResult>,
     /// Best against the run's benchmark player, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub benchmark: Option<MatchResult>,
@@ -331,7 +334,7 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
                 seconds.insert((r.iteration, "train"), r.seconds);
             }
             StageRecord::Evaluate(r) => {
-                row.score_vs_best = Some(r.score_vs_best);
+                row.score_vs_best = r.score_vs_best;
                 row.promoted = Some(r.promoted);
                 row.generation = Some(r.generation);
                 seconds.insert((r.iteration, "evaluate"), r.seconds);
@@ -356,7 +359,7 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
             .iter()
             .filter_map(|stage| seconds.get(&(row.iteration, *stage)))
             .sum::<f64>();
-        if row.score_vs_best.is_some() {
+        if row.generation.is_some() {
             row.minutes = Some(total / 60.0);
         }
     }

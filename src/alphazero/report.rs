@@ -65,10 +65,11 @@ pub fn table(rows: &[IterationRow]) -> String {
                 opt(r.soft_policy_loss, 3),
             ]),
             pct(r.score_vs_best),
-            match r.promoted {
-                Some(true) => "promoted",
-                Some(false) => "kept best",
-                None => "-",
+            match (r.promoted, r.score_vs_best) {
+                (Some(true), None) => "no match",
+                (Some(true), Some(_)) => "promoted",
+                (Some(false), _) => "kept best",
+                (None, _) => "-",
             },
             r.generation.map_or("-".into(), |g| g.to_string()),
             pct(r.benchmark_score),

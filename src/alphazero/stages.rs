@@ -1,6 +1,6 @@
 //! The three stages of an iteration, each reading and writing the run's files: self-play with
 //! `best`, training `latest` on the replay window, and the evaluation that promotes `latest`
-//! to `best` when it wins.
+//! to `best` when it wins (or always, in a run without the match) and grades `best`.
 
 use std::ops::Range;
 use std::path::Path;
@@ -157,8 +157,10 @@ pub fn stage_train<G: Game>(
 
 #[derive(Clone, Debug, Serialize)]
 pub struct EvalStats {
-    pub latest_vs_best: MatchResult,
-    pub score: f64,
+    /// The match of latest against best and latest's score in it; `None` in a run without
+    /// the match (`eval_games` 0), whose latest becomes best every iteration.
+    pub latest_vs_best: Option<MatchResult>,
+    pub score: Option<f64>,
     pub promoted: bool,
     pub generation: u32,
     pub benchmark: Option<MatchResult>,
@@ -203,8 +205,9 @@ pub(super) fn evaluation_options(cfg: &RunConfig, iteration: u32, progress: bool
 }
 
 /// Plays `latest` against `best` (or takes `played`, that match merged from shards played
-/// elsewhere) and promotes it if it scores at least the threshold; then plays `best` against
-/// the `benchmark` player (named), if given, and grades it.
+/// elsewhere) and promotes it if it scores at least the threshold, or promotes it without a
+/// match if the run plays none (`eval_games` 0); then plays `best` against the `benchmark`
+/// player (named), if given, and grades it.
 pub fn stage_evaluate<G: Game>(
     cfg: &RunConfig,
     paths: &RunPaths,
@@ -219,8 +222,8 @@ pub fn stage_evaluate<G: Game>(
     }
     let opts = evaluation_options(cfg, iteration, progress);
     let decided = latest_against_best::<G>(cfg, paths, iteration, played, &opts)?;
-    let score = decided.latest_vs_best.total.score();
-    let promoted = score >= cfg.promote_threshold;
+    let score = decided.latest_vs_best.as_ref().map(|m| m.total.score());
+    let promoted = score.is_none_or(|score| score >= cfg.promote_threshold);
     let mut generation = decided.generation_before;
     if promoted {
         generation = promote::<G>(paths, iteration, generation)?;
@@ -252,13 +255,14 @@ pub fn stage_evaluate<G: Game>(
     })
 }
 
-/// The match that decides an iteration's promotion, and best's generation before it; saved
-/// before best can change.
+/// The match that decides an iteration's promotion (none in a run without it), and best's
+/// generation before it; saved before best can change.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Decision {
     iteration: u32,
     generation_before: u32,
-    latest_vs_best: MatchResult,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    latest_vs_best: Option<MatchResult>,
 }
 
 /// Plays `latest` against `best` for `iteration` (unless `played` is that match already), or
@@ -279,18 +283,23 @@ fn latest_against_best<G: Game>(
     let (latest, best) = (paths.latest(), paths.best());
     let generation_before = Net::read_meta(&best)?.generation;
     let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
+    let no_match = evaluation_games(cfg) == 0;
     let latest_vs_best = match played {
-        Some(merged) => merged,
+        Some(_) if no_match => {
+            bail!("this run plays no evaluation match (eval_games is 0): there is nothing to merge")
+        }
+        Some(merged) => Some(merged),
+        None if no_match => None,
         None => {
             let (latest_net, best_net) =
                 (stage_net::<G>(cfg, &latest)?, stage_net::<G>(cfg, &best)?);
-            play_match::<G>(
+            Some(play_match::<G>(
                 "latest",
                 "best",
                 &|| latest_net.player::<G>(sims, plies),
                 &|| best_net.player::<G>(sims, plies),
                 opts,
-            )?
+            )?)
         }
     };
     let decision = Decision {

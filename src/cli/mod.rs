@@ -261,13 +261,19 @@ pub fn describe_stage(record: &StageRecord) -> String {
             r.iteration, r.steps, r.samples, r.seconds, r.policy_loss, r.value_loss
         ),
         StageRecord::Evaluate(r) => {
-            let mut s = format!(
-                "iteration {}: latest scored {:.1}% against best: {} (best is generation {})",
-                r.iteration,
-                100.0 * r.score_vs_best,
-                if r.promoted { "promoted" } else { "kept the old best" },
-                r.generation
-            );
+            let mut s = match r.score_vs_best {
+                Some(score) => format!(
+                    "iteration {}: latest scored {:.1}% against best: {} (best is generation {})",
+                    r.iteration,
+                    100.0 * score,
+                    if r.promoted { "promoted" } else { "kept the old best" },
+                    r.generation
+                ),
+                None => format!(
+                    "iteration {}: latest is best, without a match (generation {})",
+                    r.iteration, r.generation
+                ),
+            };
             if let Some(b) = &r.benchmark {
                 let t = b.total;
                 s.push_str(&format!(
