@@ -785,8 +785,8 @@ fn connect_four_self_plays_with_gumbel_unless_puct_is_asked_for() {
     assert_eq!(code, 0, "{err}");
     let run = saved_run(tmp.path());
     assert_eq!(run["mcts"]["search"], "gumbel");
-    // 2,000 games, in bfloat16 on a processor with bfloat16 instructions, else in 32 bits.
-    let games = 2000;
+    // 3,000 games, in bfloat16 on a processor with bfloat16 instructions, else in 32 bits.
+    let games = 3000;
     let precision = match zero::nn::Precision::native() {
         zero::nn::Precision::Bf16 => "bf16",
         zero::nn::Precision::F32 => "f32",

@@ -462,15 +462,16 @@ impl RunConfig {
                     // inference saved. An iteration takes about what 1,200 games and 300
                     // steps took before them, and teaches more: the network alone erred on
                     // 7.4 and 6.9% of the evaluation set at 15 iterations in 32 bits (seeds 0
-                    // and 1) against 9.0% (docs/ablations.md). Since the run plays no match
-                    // (below), the time it saved goes to a quarter more of both: 2,000 games
-                    // and 600 steps. Over seeds 0-3 at 15 iterations they erred less on
-                    // Begin-Hard in every seed (150 mistakes of 1,600 against 171) and won more
-                    // first-player games against the solver (medians 14, 14, 12, 11 against 9,
-                    // 9, 11, 10); L2_R2 2.7% against 3.1 (docs/ablations.md).
+                    // and 1) against 9.0% (docs/ablations.md). Since then the run plays no
+                    // match (below) and its 15 iterations took 6.9 min against 41735ae's 14.8
+                    // with 2,000 games and 600 steps; 3,000 and 900 spend most of the rest.
+                    // Over seeds 0-3 at 15 iterations against 2,000 x 600: the network alone
+                    // 5.2% of the evaluation set against 6.2, L2_R2 1.9% against 2.6,
+                    // Begin-Hard 136 mistakes of 1,600 against 150, the solver's first-player
+                    // medians 9, 18, 16, 16 of 20 against 14, 14, 12, 11 (docs/ablations.md).
                     if !cuda {
-                        c.games = 2000;
-                        c.train_steps = 600;
+                        c.games = 3000;
+                        c.train_steps = 900;
                         c.precision = Precision::native();
                         // Twice the step size: over 15 iterations the network is still
                         // learning fast, and 4e-3 taught it more in each of three seeds (the
@@ -750,15 +751,15 @@ mod tests {
     fn connect_fours_cpu_preset_plays_gumbel_from_random_openings_and_forks_and_puct_keeps_its_own_budget(
     ) {
         let gumbel = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
-        // On a CPU: 2,000 games and 600 steps, in bfloat16 where the processor has its
+        // On a CPU: 3,000 games and 900 steps, in bfloat16 where the processor has its
         // instructions.
         assert_eq!(
             (gumbel.mcts.search, gumbel.games, gumbel.sims),
-            (SearchKind::Gumbel, 2000, 16)
+            (SearchKind::Gumbel, 3000, 16)
         );
         assert_eq!(
             (gumbel.precision, gumbel.train_steps, gumbel.learning_rate),
-            (Precision::native(), 600, 4e-3)
+            (Precision::native(), 900, 4e-3)
         );
         let on_gpu = RunConfig::preset("cpu", GameKind::Connect4, true).unwrap();
         assert_eq!(
