@@ -455,8 +455,8 @@ impl RunConfig {
                     // iteration 25, against 6 without (docs/ablations.md).
                     c.fork_share = 0.5;
                     c.fork_plies = 20;
-                    // On a CPU an iteration plays a third more games (8 chunks, 4 a worker)
-                    // and trains 60% more steps than at first: the time that bfloat16 (on a
+                    // On a CPU an iteration first played a third more games (1,600: 8 chunks,
+                    // 4 a worker) and trained 60% more steps: the time that bfloat16 (on a
                     // processor with its instructions: 1.5 times as fast over the whole run)
                     // or, in 32 bits, channels-last convolutions and batch norm folded for
                     // inference saved. An iteration takes about what 1,200 games and 300
@@ -464,7 +464,8 @@ impl RunConfig {
                     // 7.4 and 6.9% of the evaluation set at 15 iterations in 32 bits (seeds 0
                     // and 1) against 9.0% (docs/ablations.md). Since then the run plays no
                     // match (below) and its 15 iterations took 6.9 min against 41735ae's 14.8
-                    // with 2,000 games and 600 steps; 3,000 and 900 spend most of the rest.
+                    // with 2,000 games and 600 steps; 3,000 and 900 spend most of the rest
+                    // (15 chunks of 200: the last one runs on one worker of the two).
                     // Over seeds 0-3 at 15 iterations against 2,000 x 600: the network alone
                     // 5.2% of the evaluation set against 6.2, L2_R2 1.9% against 2.6,
                     // Begin-Hard 136 mistakes of 1,600 against 150, the solver's first-player
