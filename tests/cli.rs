@@ -945,7 +945,7 @@ fn a_network_plays_the_search_its_run_trained_with_unless_asked_otherwise() {
 }
 
 #[test]
-fn the_long_preset_sets_up_the_cpu_run_with_four_root_moves() {
+fn the_long_preset_sets_up_the_cpu_run_with_a_learning_rate_drop() {
     let tmp = tempfile::tempdir().unwrap();
     let models = tmp.path().join("models").to_string_lossy().into_owned();
     let data = tmp.path().join("data").to_string_lossy().into_owned();
@@ -966,7 +966,9 @@ fn the_long_preset_sets_up_the_cpu_run_with_four_root_moves() {
     let cfg: serde_json::Value = serde_json::from_str(&saved).unwrap();
     assert_eq!(cfg["preset"], "long");
     assert_eq!(cfg["mcts"]["search"], "gumbel");
-    assert_eq!(cfg["mcts"]["gumbel_considered"], 4);
+    assert_eq!(cfg["games"], 3000);
+    assert_eq!(cfg["learning_rate_drops"][0]["from_iteration"], 46);
+    assert_eq!(cfg["learning_rate_drops"][0]["learning_rate"], 1e-3);
 }
 
 /// `zero report`'s chart is titled with what the run was (game, preset, network, seed) and

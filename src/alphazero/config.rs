@@ -504,19 +504,24 @@ impl RunConfig {
                 c.eval_sims = 64;
             }
             ("gpu", GameKind::Connect4) if search != Some(SearchKind::Puct) => {
-                // Gumbel on a GPU: the long preset's run as it is without CUDA (16
-                // simulations x 1,600 games, 480 steps, the cpu preset's openings and forks, 4
-                // root moves) in 32 bits, its searches spread over 8 workers that two
-                // inference threads serve, with a 5x128 network. On one H200 with 16 cores an
-                // iteration took 15.8 s alone (PUCT's 200 simulations of a 6x128 network over
-                // 2,000 games: 55 s); at 25 iterations its `best` erred on 1.2 / 1.6 / 5.5% of
-                // Pons' L2_R2 / L1_R2 / L1_R3 and won a median 16 of 20 first-player games
-                // against the solver, where PUCT's 6 iterations (5.5 min) erred on 3.5 / 3.0 /
-                // 9.5% and won 9; the cpu preset's 4x48 network erred more at every iteration
-                // (docs/gpu.md's seventh lease). A network this size costs little more an
-                // iteration on a GPU; on a 2-core CPU its self-play is 6.5 times slower.
-                let mut gpu = Self::preset_for_search("long", game, false, None)?;
+                // Gumbel on a GPU: the cpu preset's run with 16 simulations x 1,600 games,
+                // 480 steps at 2e-3, its openings and forks, 4 root moves and the gate (the
+                // long preset's run until 2026-12-03) in 32 bits, its searches spread over 8
+                // workers that two inference threads serve, with a 5x128 network. On one
+                // H200 with 16 cores an iteration took 15.8 s alone (PUCT's 200 simulations
+                // of a 6x128 network over 2,000 games: 55 s); at 25 iterations its `best`
+                // erred on 1.2 / 1.6 / 5.5% of Pons' L2_R2 / L1_R2 / L1_R3 and won a median
+                // 16 of 20 first-player games against the solver, where PUCT's 6 iterations
+                // (5.5 min) erred on 3.5 / 3.0 / 9.5% and won 9; the cpu preset's 4x48
+                // network erred more at every iteration (docs/gpu.md's seventh lease). A
+                // network this size costs little more an iteration on a GPU; on a 2-core CPU
+                // its self-play is 6.5 times slower.
+                let mut gpu = Self::preset_for_search("cpu", game, false, None)?;
                 gpu.preset = name.to_string();
+                gpu.mcts.gumbel_considered = 4;
+                gpu.learning_rate = 2e-3;
+                gpu.eval_games = 40;
+                (gpu.games, gpu.train_steps) = (1600, 480);
                 gpu.arch = Arch::resnet(5, 128).with_wdl_head();
                 gpu.precision = Precision::F32;
                 gpu.workers = 8;
@@ -524,27 +529,21 @@ impl RunConfig {
                 return Ok(gpu);
             }
             ("long", g) => {
-                // The cpu preset for a run of 55 iterations, with Gumbel's sequential halving
-                // over 4 of the root's moves instead of all 7: behind the default early (1-3
-                // points on the evaluation set at iterations 5 and 10), level at 15; at 55,
-                // over three runs on the Xeon, level on the solver (medians 20, 17, 15 of 20
-                // against the default's 16) and lower on L2_R2 (2.2-2.6% against 3.0), with
-                // self-play 5-11% cheaper; a fourth, on an AMD Zen 4, took 45.6 min: no mistake
-                // on the easy sets, solver median 20, L2_R2 2.7% (docs/ablations.md).
+                // The cpu preset for 55 iterations, its learning rate a quarter from
+                // iteration 46 on. Two seeds as one-core arms on the Xeon with AMX: every
+                // `best` at 55 won 20 of 20 first-player games against the solver (seeds
+                // 1-5) and erred on 1.0-1.2% of L2_R2, 1.2-1.6% of L1_R2 and 7.5-8.0% of
+                // L1_R3's first 200; without the drop the same runs won a median 15 and 20,
+                // and erred on 1.6 and 1.2% of L2_R2, 7.0 and 5.5% of L1_R3.
+                // The run it replaced (4 root moves, 1,600 games and 480 steps, 2e-3 and the
+                // gate) won a median 14-15 on that machine (docs/ablations.md).
                 let mut long = Self::preset_for_search("cpu", g, cuda, search)?;
                 long.preset = name.to_string();
                 if g == GameKind::Connect4 && long.mcts.search == SearchKind::Gumbel {
-                    long.mcts.gumbel_considered = 4;
-                    // The step size its runs were measured with (the cpu preset's until
-                    // the 15-iteration run took twice it). 4e-3 over its 55 iterations was
-                    // ahead early and level at the end (docs/ablations.md).
-                    long.learning_rate = 2e-3;
-                    // Its 55 iterations were measured with the gate, and with the 1,600
-                    // games and 480 steps an iteration that the cpu preset played then.
-                    long.eval_games = 40;
-                    if !cuda {
-                        (long.games, long.train_steps) = (1600, 480);
-                    }
+                    long.learning_rate_drops = vec![LearningRateDrop {
+                        from_iteration: 46,
+                        learning_rate: long.learning_rate / 4.0,
+                    }];
                 }
                 return Ok(long);
             }
@@ -871,22 +870,23 @@ mod tests {
     }
 
     #[test]
-    fn the_long_preset_is_the_cpu_one_with_four_root_moves_the_gate_and_its_budget_for_55_iterations(
-    ) {
+    fn the_long_preset_is_the_cpu_one_with_a_quarter_of_its_learning_rate_from_iteration_46() {
         for cuda in [false, true] {
             let long = RunConfig::preset("long", GameKind::Connect4, cuda).unwrap();
             let mut expected = RunConfig::preset("cpu", GameKind::Connect4, cuda).unwrap();
             expected.preset = "long".to_string();
-            expected.mcts.gumbel_considered = 4;
-            expected.learning_rate = 2e-3;
-            expected.eval_games = 40;
-            if !cuda {
-                // The budget an iteration its 55 iterations were measured with.
-                (expected.games, expected.train_steps) = (1600, 480);
-            }
+            expected.learning_rate_drops = vec![LearningRateDrop {
+                from_iteration: 46,
+                learning_rate: expected.learning_rate / 4.0,
+            }];
             assert_eq!(long, expected);
         }
-        // PUCT has no root moves to choose among, and the other games' runs are the cpu ones.
+        let long = RunConfig::preset("long", GameKind::Connect4, false).unwrap();
+        assert_eq!((long.games, long.train_steps), (3000, 900));
+        assert_eq!(long.learning_rate_of(45), 4e-3);
+        assert_eq!(long.learning_rate_of(46), 1e-3);
+        assert_eq!(long.learning_rate_of(55), 1e-3);
+        // PUCT's run and the other games' runs are the cpu ones.
         let puct =
             RunConfig::preset_for_search("long", GameKind::Connect4, false, Some(SearchKind::Puct))
                 .unwrap();
@@ -926,16 +926,21 @@ mod tests {
 
     #[test]
     fn connect_fours_gpu_preset_is_gumbel_on_5x128_and_puct_keeps_its_budget() {
-        // Its default: the long preset's Connect Four (the cpu preset's with 4 root moves and
-        // its own step size, as without CUDA) in 32 bits with a 5x128 network, over 8 workers
-        // and two inference threads.
+        // Its default: the cpu preset's Connect Four without CUDA, with the budget, the root
+        // moves, the step size and the gate its leases measured (the long preset's until
+        // 2026-12-03), in 32 bits with a 5x128 network, over 8 workers and two inference
+        // threads.
         let gumbel = RunConfig::preset("gpu", GameKind::Connect4, true).unwrap();
         let asked =
             RunConfig::preset_for_search("gpu", GameKind::Connect4, true, Some(SearchKind::Gumbel))
                 .unwrap();
         assert_eq!(gumbel, asked);
-        let mut expected = RunConfig::preset("long", GameKind::Connect4, false).unwrap();
+        let mut expected = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
         expected.preset = "gpu".to_string();
+        expected.mcts.gumbel_considered = 4;
+        expected.learning_rate = 2e-3;
+        expected.eval_games = 40;
+        (expected.games, expected.train_steps) = (1600, 480);
         expected.arch = Arch::resnet(5, 128).with_wdl_head();
         expected.precision = Precision::F32;
         (expected.workers, expected.inference_threads) = (8, 2);
