@@ -1043,7 +1043,8 @@ mod tests {
 
     #[test]
     fn learning_rate_drops_apply_from_their_iteration_on() {
-        let mut cfg = RunConfig::preset("long", GameKind::Connect4, false).unwrap();
+        let mut cfg = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
+        cfg.learning_rate = 2e-3;
         assert_eq!(cfg.learning_rate_of(60), 2e-3);
         // Without drops the settings read as before: the field is not written.
         let json = serde_json::to_string(&cfg).unwrap();
