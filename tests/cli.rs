@@ -811,6 +811,22 @@ fn connect_four_self_plays_with_gumbel_unless_puct_is_asked_for() {
     }
 }
 
+#[test]
+fn bad_run_options_are_refused_before_any_directory_is_made() {
+    for (args, needle) in [
+        (["--preset", "lng"], "unknown preset 'lng'"),
+        (["--chunk-games", "0"], "--chunk-games must be at least 1"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (code, _, err) = cycle_in(tmp.path(), &args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        for dir in ["models", "data"] {
+            assert!(!tmp.path().join(dir).exists(), "{args:?} made {dir}: {err}");
+        }
+    }
+}
+
 /// `zero cycle ARGS` on the run in `dir` (`dir/models`, `dir/data`).
 fn cycle_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     let (m, d) = (dir.join("models"), dir.join("data"));

@@ -76,6 +76,8 @@ impl RunArgs {
     /// The run's paths and configuration (the saved one when resuming), and the lock that
     /// keeps other processes out of the run while it is held.
     pub fn open(&self) -> Result<(RunPaths, RunConfig, RunLock)> {
+        // The command line's settings first: a mistyped preset must not leave directories.
+        let (cfg, explicit) = self.settings()?;
         let paths = RunPaths::new(&self.models, &self.data, self.game.name());
         // Before anything is read or written: one process a run.
         let lock = lock_run(&paths)?;
@@ -85,6 +87,13 @@ impl RunArgs {
                 paths.models.display()
             );
         }
+        let cfg = open_run(&paths, &cfg, explicit)?;
+        Ok((paths, cfg, lock))
+    }
+
+    /// The settings the command line asks for (the preset's, changed by the options), and
+    /// whether it asked for any; nothing is read or written.
+    fn settings(&self) -> Result<(RunConfig, bool)> {
         let cuda = tch::Cuda::is_available();
         let mut cfg = RunConfig::preset_for_search(
             self.preset.as_deref().unwrap_or("default"),
@@ -121,8 +130,7 @@ impl RunArgs {
             || self.policy_surprise.is_some()
             || self.reanalyse.is_some()
             || self.chunk_games.is_some();
-        let cfg = open_run(&paths, &cfg, explicit)?;
-        Ok((paths, cfg, lock))
+        Ok((cfg, explicit))
     }
 
     /// The run's benchmark player, if it has one.
