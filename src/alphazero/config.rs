@@ -534,7 +534,9 @@ impl RunConfig {
                 // `best` at 55 won 20 of 20 first-player games against the solver (seeds
                 // 1-5) and erred on 1.0-1.2% of L2_R2, 1.2-1.6% of L1_R2 and 7.5-8.0% of
                 // L1_R3's first 200; without the drop the same runs won a median 15 and 20,
-                // and erred on 1.6 and 1.2% of L2_R2, 7.0 and 5.5% of L1_R3.
+                // and erred on 1.6 and 1.2% of L2_R2, 7.0 and 5.5% of L1_R3. Timed from a
+                // fresh clone on two cores (40.3 min), its seed 0 won a median 15: the count
+                // turns on whole opening lines.
                 // The run it replaced (4 root moves, 1,600 games and 480 steps, 2e-3 and the
                 // gate) won a median 14-15 on that machine (docs/ablations.md).
                 let mut long = Self::preset_for_search("cpu", g, cuda, search)?;
