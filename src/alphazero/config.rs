@@ -504,28 +504,27 @@ impl RunConfig {
                 c.eval_sims = 64;
             }
             ("gpu", GameKind::Connect4) if search != Some(SearchKind::Puct) => {
-                // Gumbel on a GPU: the cpu preset's run with 16 simulations x 1,600 games,
-                // 480 steps at 2e-3, its openings and forks, 4 root moves and the gate (the
-                // long preset's run until 2026-12-03) in 32 bits, its searches spread over 8
-                // workers that two inference threads serve, with a 5x128 network. On one
-                // H200 with 16 cores an iteration took 15.8 s alone (PUCT's 200 simulations
-                // of a 6x128 network over 2,000 games: 55 s); at 25 iterations its `best`
-                // erred on 1.2 / 1.6 / 5.5% of Pons' L2_R2 / L1_R2 / L1_R3 and won a median
-                // 16 of 20 first-player games against the solver, where PUCT's 6 iterations
-                // (5.5 min) erred on 3.5 / 3.0 / 9.5% and won 9; the cpu preset's 4x48
-                // network erred more at every iteration (docs/gpu.md's seventh lease). A
-                // network this size costs little more an iteration on a GPU; on a 2-core CPU
-                // its self-play is 6.5 times slower.
+                // Gumbel on a GPU: the cpu preset's run with 16 simulations, its openings and
+                // forks, 4 root moves, 2e-3 and the gate in 32 bits, with a 5x128 network
+                // (docs/gpu.md's seventh lease), 4,800 games an iteration played by 24
+                // workers (one per chunk of 200) that four inference threads serve, and 480
+                // steps of 1,024 positions (the ninth lease). On one H200 with 16 cores an
+                // iteration took 18.7 s (1,600 games over 8 workers and two threads, 480 steps
+                // of 256: 14.3 s) and made 22,900 positions/s (12,400), the GPU busy 45% of
+                // the time (29%); at equal minutes `best` erred less on the evaluation set,
+                // network alone, than two runs of the old settings (4.4% against 5.2-5.8 at
+                // 4 min, 3.6% against 4.8-6.2 at 7.5). On a 2-core CPU a network this size
+                // plays 6.5 times slower.
                 let mut gpu = Self::preset_for_search("cpu", game, false, None)?;
                 gpu.preset = name.to_string();
                 gpu.mcts.gumbel_considered = 4;
                 gpu.learning_rate = 2e-3;
                 gpu.eval_games = 40;
-                (gpu.games, gpu.train_steps) = (1600, 480);
+                (gpu.games, gpu.train_steps, gpu.batch_size) = (4800, 480, 1024);
                 gpu.arch = Arch::resnet(5, 128).with_wdl_head();
                 gpu.precision = Precision::F32;
-                gpu.workers = 8;
-                gpu.inference_threads = 2;
+                gpu.workers = 24;
+                gpu.inference_threads = 4;
                 return Ok(gpu);
             }
             ("long", g) => {
@@ -928,10 +927,10 @@ mod tests {
 
     #[test]
     fn connect_fours_gpu_preset_is_gumbel_on_5x128_and_puct_keeps_its_budget() {
-        // Its default: the cpu preset's Connect Four without CUDA, with the budget, the root
-        // moves, the step size and the gate its leases measured (the long preset's until
-        // 2026-12-03), in 32 bits with a 5x128 network, over 8 workers and two inference
-        // threads.
+        // Its default: the cpu preset's Connect Four without CUDA, with the root moves, the
+        // step size and the gate its leases measured, in 32 bits with a 5x128 network, 4,800
+        // games over 24 workers (one a chunk) and four inference threads, and 480 steps of
+        // 1,024 positions.
         let gumbel = RunConfig::preset("gpu", GameKind::Connect4, true).unwrap();
         let asked =
             RunConfig::preset_for_search("gpu", GameKind::Connect4, true, Some(SearchKind::Gumbel))
@@ -942,10 +941,10 @@ mod tests {
         expected.mcts.gumbel_considered = 4;
         expected.learning_rate = 2e-3;
         expected.eval_games = 40;
-        (expected.games, expected.train_steps) = (1600, 480);
+        (expected.games, expected.train_steps, expected.batch_size) = (4800, 480, 1024);
         expected.arch = Arch::resnet(5, 128).with_wdl_head();
         expected.precision = Precision::F32;
-        (expected.workers, expected.inference_threads) = (8, 2);
+        (expected.workers, expected.inference_threads) = (24, 4);
         assert_eq!(gumbel, expected);
         assert_eq!(
             (
@@ -954,8 +953,10 @@ mod tests {
                 gumbel.sims,
                 gumbel.train_steps
             ),
-            (SearchKind::Gumbel, 1600, 16, 480)
+            (SearchKind::Gumbel, 4800, 16, 480)
         );
+        // One worker a chunk: more would wait for chunks that do not exist.
+        assert_eq!(gumbel.games / gumbel.chunk_games, gumbel.workers as u64);
         // `--search puct`: 200 simulations of a 6x128 network over 2,000 games, 4 workers.
         let gpu =
             RunConfig::preset_for_search("gpu", GameKind::Connect4, true, Some(SearchKind::Puct))
