@@ -523,7 +523,8 @@ impl RunConfig {
                 (gpu.games, gpu.train_steps, gpu.batch_size) = (4800, 480, 1024);
                 gpu.arch = Arch::resnet(5, 128).with_wdl_head();
                 gpu.precision = Precision::F32;
-                gpu.workers = 24;
+                // One worker a chunk: more would wait for chunks that do not exist.
+                gpu.workers = (gpu.games / gpu.chunk_games) as usize;
                 gpu.inference_threads = 4;
                 return Ok(gpu);
             }
