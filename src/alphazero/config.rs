@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::games::GameKind;
-use crate::nn::{Arch, Precision};
+use crate::nn::{Arch, CpuMatrixUnits, Precision};
 use crate::search::gumbel;
 use crate::search::mcts::{MctsConfig, SearchKind};
 
@@ -455,24 +455,8 @@ impl RunConfig {
                     // iteration 25, against 6 without (docs/ablations.md).
                     c.fork_share = 0.5;
                     c.fork_plies = 20;
-                    // On a CPU an iteration first played a third more games (1,600: 8 chunks,
-                    // 4 a worker) and trained 60% more steps: the time that bfloat16 (on a
-                    // processor with its instructions: 1.5 times as fast over the whole run)
-                    // or, in 32 bits, channels-last convolutions and batch norm folded for
-                    // inference saved. An iteration takes about what 1,200 games and 300
-                    // steps took before them, and teaches more: the network alone erred on
-                    // 7.4 and 6.9% of the evaluation set at 15 iterations in 32 bits (seeds 0
-                    // and 1) against 9.0% (docs/ablations.md). Since then the run plays no
-                    // match (below) and its 15 iterations took 6.9 min against 41735ae's 14.8
-                    // with 2,000 games and 600 steps; 3,000 and 900 spend most of the rest
-                    // (15 chunks of 200: the last one runs on one worker of the two).
-                    // Over seeds 0-3 at 15 iterations against 2,000 x 600: the network alone
-                    // 5.2% of the evaluation set against 6.2, L2_R2 1.9% against 2.6,
-                    // Begin-Hard 136 mistakes of 1,600 against 150, the solver's first-player
-                    // medians 9, 18, 16, 16 of 20 against 14, 14, 12, 11 (docs/ablations.md).
                     if !cuda {
-                        c.games = 3000;
-                        c.train_steps = 900;
+                        (c.games, c.train_steps) = cpu_connect4_budget(CpuMatrixUnits::detect());
                         c.precision = Precision::native();
                         // Twice the step size: over 15 iterations the network is still
                         // learning fast, and 4e-3 taught it more in each of three seeds (the
@@ -603,6 +587,37 @@ impl RunConfig {
 }
 
 /// A setting outside its range: `name` (dotted as in `run.json`), its value, and the range.
+/// Games and training steps an iteration of Connect Four's Gumbel run on a CPU, by what the
+/// processor offers the network: the most work whose 15 iterations take no longer than
+/// 41735ae's default run on the same machine.
+///
+/// An iteration first played a third more games than 1,200 (1,600: 8 chunks, 4 a worker) and
+/// trained 60% more steps than 300: the time that bfloat16 or, in 32 bits, channels-last
+/// convolutions and batch norm folded for inference saved; the network alone erred on 7.4 and
+/// 6.9% of the evaluation set at 15 iterations in 32 bits (seeds 0 and 1) against 9.0%. Since
+/// then the run plays no match, and on the Xeon with AMX its 15 iterations took 6.9 min
+/// against 41735ae's 14.8 with 2,000 games and 600 steps; 3,000 and 900 spend most of the rest
+/// (13.6 min against 16.9 from fresh clones). Over seeds 0-3 at 15 iterations against 2,000 x
+/// 600: the network alone 5.2% of the evaluation set against 6.2, L2_R2 1.9% against 2.6,
+/// Begin-Hard 136 mistakes of 1,600 against 150, the solver's first-player medians 9, 18, 16,
+/// 16 of 20 against 14, 14, 12, 11. Games and steps keep their ratio: at the same cost an
+/// iteration, more games for fewer steps taught no more (docs/ablations.md).
+///
+/// On an AMD Zen 4 (bfloat16 vectors, no AMX) 3,000 and 900 took 23.6 min against 41735ae's
+/// 21.0, training 60% of an iteration; 2,400 and 720 (12 chunks, 6 a worker) take 0.8 of it.
+/// Without bfloat16 instructions the network computes in 32 bits: on the same Zen 4, forced
+/// to 32 bits, an iteration of 2,400 and 720 took 1.6 times as long (self-play 1.8, training
+/// 1.5), so such a processor gets 1,600 and 480 (8 chunks, 4 a worker), the 32-bit run measured
+/// before bfloat16: the network alone erred on 7.4 and 6.9% of the evaluation set at 15
+/// iterations (seeds 0 and 1), against 5.2% with 3,000 and 900 on the Xeon.
+fn cpu_connect4_budget(units: CpuMatrixUnits) -> (u64, u64) {
+    match units {
+        CpuMatrixUnits::Amx => (3000, 900),
+        CpuMatrixUnits::AvxBf16 => (2400, 720),
+        CpuMatrixUnits::F32Only => (1600, 480),
+    }
+}
+
 fn out_of_range(name: &str, value: impl std::fmt::Display, range: &str) -> String {
     format!("{name} is {value} (must be {range})")
 }
@@ -753,16 +768,17 @@ mod tests {
     fn connect_fours_cpu_preset_plays_gumbel_from_random_openings_and_forks_and_puct_keeps_its_own_budget(
     ) {
         let gumbel = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
-        // On a CPU: 3,000 games and 900 steps, in bfloat16 where the processor has its
-        // instructions.
+        // On a CPU: the processor's budget, in bfloat16 where it has its instructions.
+        let units = CpuMatrixUnits::detect();
         assert_eq!(
-            (gumbel.mcts.search, gumbel.games, gumbel.sims),
-            (SearchKind::Gumbel, 3000, 16)
+            (gumbel.mcts.search, gumbel.sims, gumbel.learning_rate),
+            (SearchKind::Gumbel, 16, 4e-3)
         );
         assert_eq!(
-            (gumbel.precision, gumbel.train_steps, gumbel.learning_rate),
-            (Precision::native(), 900, 4e-3)
+            (gumbel.games, gumbel.train_steps),
+            cpu_connect4_budget(units)
         );
+        assert_eq!(gumbel.precision, Precision::native());
         let on_gpu = RunConfig::preset("cpu", GameKind::Connect4, true).unwrap();
         assert_eq!(
             (
@@ -872,6 +888,25 @@ mod tests {
     }
 
     #[test]
+    fn connect_fours_cpu_budget_follows_the_processor_in_whole_chunks_for_two_workers() {
+        use CpuMatrixUnits::*;
+        assert_eq!(cpu_connect4_budget(Amx), (3000, 900));
+        assert_eq!(cpu_connect4_budget(AvxBf16), (2400, 720));
+        assert_eq!(cpu_connect4_budget(F32Only), (1600, 480));
+        let chunk = RunConfig::preset("cpu", GameKind::Connect4, false)
+            .unwrap()
+            .chunk_games;
+        for units in [Amx, AvxBf16, F32Only] {
+            let (games, steps) = cpu_connect4_budget(units);
+            assert_eq!(games % chunk, 0, "{units:?}: whole chunks");
+            // The ratio of steps to games every budget was measured with.
+            assert_eq!(steps * 10, games * 3, "{units:?}");
+        }
+        // A processor's budget never exceeds a faster one's.
+        assert!(cpu_connect4_budget(F32Only).0 <= cpu_connect4_budget(AvxBf16).0);
+    }
+
+    #[test]
     fn the_long_preset_is_the_cpu_one_with_a_quarter_of_its_learning_rate_from_iteration_46() {
         for cuda in [false, true] {
             let long = RunConfig::preset("long", GameKind::Connect4, cuda).unwrap();
@@ -884,7 +919,10 @@ mod tests {
             assert_eq!(long, expected);
         }
         let long = RunConfig::preset("long", GameKind::Connect4, false).unwrap();
-        assert_eq!((long.games, long.train_steps), (3000, 900));
+        assert_eq!(
+            (long.games, long.train_steps),
+            cpu_connect4_budget(CpuMatrixUnits::detect())
+        );
         assert_eq!(long.learning_rate_of(45), 4e-3);
         assert_eq!(long.learning_rate_of(46), 1e-3);
         assert_eq!(long.learning_rate_of(55), 1e-3);

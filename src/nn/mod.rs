@@ -17,7 +17,7 @@ pub mod training_threads;
 pub use folded::InferenceNet;
 pub use inference::{Evaluator, InferenceClient, InferenceServer, InferenceStats, Metered};
 pub use net::{Arch, ModelMeta, Net, Shape};
-pub use precision::Precision;
+pub use precision::{CpuMatrixUnits, Precision};
 pub use torch_threads::{caller_threads, set_caller_threads, use_caller_threads, TorchThreads};
 pub use training_threads::training_threads;
 

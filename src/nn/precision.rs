@@ -31,10 +31,9 @@ impl Precision {
     /// The faster precision on this machine's processor for a CPU run: `Bf16` where it has
     /// bfloat16 instructions, else `F32`.
     pub fn native() -> Precision {
-        if cpu_has_bf16() {
-            Precision::Bf16
-        } else {
-            Precision::F32
+        match CpuMatrixUnits::detect() {
+            CpuMatrixUnits::Amx | CpuMatrixUnits::AvxBf16 => Precision::Bf16,
+            CpuMatrixUnits::F32Only => Precision::F32,
         }
     }
 
@@ -48,7 +47,34 @@ impl Precision {
     pub fn inference_channels_last_on_cpu(self) -> bool {
         match self {
             Precision::F32 => true,
-            Precision::Bf16 => cpu_has_amx(),
+            Precision::Bf16 => CpuMatrixUnits::detect() == CpuMatrixUnits::Amx,
+        }
+    }
+}
+
+/// What this processor offers the network's convolutions, fastest first. It sets the
+/// precision of a CPU run and, with it, how much work a run's minutes buy: on two cores of
+/// an Intel Xeon with AMX an iteration of the cpu preset took about 0.6 times what it took on
+/// an AMD Zen 4 with AVX512-BF16 alone (docs/ablations.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuMatrixUnits {
+    /// AMX's bfloat16 tiles (Intel Xeon from Sapphire Rapids).
+    Amx,
+    /// AVX512-BF16's vector instructions without AMX (AMD Zen 4, Intel Cooper Lake).
+    AvxBf16,
+    /// Neither: bfloat16 would be emulated, so the network computes in 32 bits.
+    F32Only,
+}
+
+impl CpuMatrixUnits {
+    /// This machine's.
+    pub fn detect() -> CpuMatrixUnits {
+        if cpu_has_amx() {
+            CpuMatrixUnits::Amx
+        } else if cpu_has_bf16() {
+            CpuMatrixUnits::AvxBf16
+        } else {
+            CpuMatrixUnits::F32Only
         }
     }
 }
