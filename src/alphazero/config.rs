@@ -586,7 +586,6 @@ impl RunConfig {
     }
 }
 
-/// A setting outside its range: `name` (dotted as in `run.json`), its value, and the range.
 /// Games and training steps an iteration of Connect Four's Gumbel run on a CPU, by what the
 /// processor offers the network: the most work whose 15 iterations take no longer than
 /// 41735ae's default run on the same machine.
@@ -604,7 +603,10 @@ impl RunConfig {
 /// iteration, more games for fewer steps taught no more (docs/ablations.md).
 ///
 /// On an AMD Zen 4 (bfloat16 vectors, no AMX) 3,000 and 900 took 23.6 min against 41735ae's
-/// 21.0, training 60% of an iteration; 2,400 and 720 (12 chunks, 6 a worker) take 0.8 of it.
+/// 21.0, training 60% of an iteration; 2,400 and 720 (12 chunks, 6 a worker) took 16.4 min
+/// against 41735ae's 19.6 on another Zen 4, fresh clones one after the other. Their `best`s won
+/// fewer first-player games against the solver at 15 iterations (medians 9 and 9 over seeds 0
+/// and 1, against 14 and 13), level on Pons' sets and on the evaluation set's curve.
 /// Without bfloat16 instructions the network computes in 32 bits: on the same Zen 4, forced
 /// to 32 bits, an iteration of 2,400 and 720 took 1.6 times as long (self-play 1.8, training
 /// 1.5), so such a processor gets 1,600 and 480 (8 chunks, 4 a worker), the 32-bit run measured
@@ -618,6 +620,7 @@ fn cpu_connect4_budget(units: CpuMatrixUnits) -> (u64, u64) {
     }
 }
 
+/// A setting outside its range: `name` (dotted as in `run.json`), its value, and the range.
 fn out_of_range(name: &str, value: impl std::fmt::Display, range: &str) -> String {
     format!("{name} is {value} (must be {range})")
 }
@@ -904,6 +907,7 @@ mod tests {
         }
         // A processor's budget never exceeds a faster one's.
         assert!(cpu_connect4_budget(F32Only).0 <= cpu_connect4_budget(AvxBf16).0);
+        assert!(cpu_connect4_budget(AvxBf16).0 <= cpu_connect4_budget(Amx).0);
     }
 
     #[test]
