@@ -612,7 +612,7 @@ impl RunConfig {
 /// 1.5), so such a processor gets 1,600 and 480 (8 chunks, 4 a worker), the 32-bit run measured
 /// before bfloat16: the network alone erred on 7.4 and 6.9% of the evaluation set at 15
 /// iterations (seeds 0 and 1), against 5.2% with 3,000 and 900 on the Xeon.
-fn cpu_connect4_budget(units: CpuMatrixUnits) -> (u64, u64) {
+pub fn cpu_connect4_budget(units: CpuMatrixUnits) -> (u64, u64) {
     match units {
         CpuMatrixUnits::Amx => (3000, 900),
         CpuMatrixUnits::AvxBf16 => (2400, 720),
