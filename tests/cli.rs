@@ -2,7 +2,7 @@
 //! never a panic; figures come as JSON with `--json`.
 
 use std::process::Command;
-use zero::alphazero::config::cpu_connect4_budget;
+use zero::alphazero::config::{cpu_connect4_budget, long_connect4_budget};
 
 fn zero(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_zero"))
@@ -984,8 +984,8 @@ fn the_long_preset_sets_up_the_cpu_run_with_a_learning_rate_drop() {
     let cfg: serde_json::Value = serde_json::from_str(&saved).unwrap();
     assert_eq!(cfg["preset"], "long");
     assert_eq!(cfg["mcts"]["search"], "gumbel");
-    // The cpu preset's budget, which follows the processor (AMX, bfloat16 vectors, 32 bits).
-    let (games, steps) = cpu_connect4_budget(zero::nn::CpuMatrixUnits::detect());
+    // Its own budget, which follows the processor (AMX, bfloat16 vectors, 32 bits).
+    let (games, steps) = long_connect4_budget(zero::nn::CpuMatrixUnits::detect());
     assert_eq!(
         (cfg["games"].as_u64(), cfg["train_steps"].as_u64()),
         (Some(games), Some(steps))

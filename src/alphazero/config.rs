@@ -522,10 +522,16 @@ impl RunConfig {
                 // fresh clone on two cores (40.3 min), its seed 0 won a median 15: the count
                 // turns on whole opening lines.
                 // The run it replaced (4 root moves, 1,600 games and 480 steps, 2e-3 and the
-                // gate) won a median 14-15 on that machine (docs/ablations.md).
+                // gate) won a median 14-15 on that machine (docs/ablations.md). Without AMX
+                // an iteration plays fewer games than the cpu preset's, so that the 55 fit
+                // the hour (`long_connect4_budget`).
                 let mut long = Self::preset_for_search("cpu", g, cuda, search)?;
                 long.preset = name.to_string();
                 if g == GameKind::Connect4 && long.mcts.search == SearchKind::Gumbel {
+                    if !cuda {
+                        (long.games, long.train_steps) =
+                            long_connect4_budget(CpuMatrixUnits::detect());
+                    }
                     long.learning_rate_drops = vec![LearningRateDrop {
                         from_iteration: 46,
                         learning_rate: long.learning_rate / 4.0,
@@ -617,6 +623,23 @@ pub fn cpu_connect4_budget(units: CpuMatrixUnits) -> (u64, u64) {
         CpuMatrixUnits::Amx => (3000, 900),
         CpuMatrixUnits::AvxBf16 => (2400, 720),
         CpuMatrixUnits::F32Only => (1600, 480),
+    }
+}
+
+/// Games and training steps an iteration of the `long` preset's Connect Four run on a CPU:
+/// the most work whose 55 iterations fit the hour on two cores of the processor.
+///
+/// With AMX the cpu preset's own (3,000 x 900): 40.3 min from a fresh clone on the Xeon. On an
+/// AMD Zen 4 (bfloat16 vectors, no AMX) the cpu preset's 2,400 x 720 took 59-75 s an
+/// iteration over the default run's 15 (16.4 min), about 60 min for 55: too close to the hour
+/// on a machine a few percent slower, so 2,000 x 600 (10 chunks, 5 a worker), about five
+/// sixths of it. In 32 bits an iteration costs 1.6 times as much (the cpu budget's note), so
+/// 1,200 x 360 (6 chunks, 3 a worker), by that ratio.
+pub fn long_connect4_budget(units: CpuMatrixUnits) -> (u64, u64) {
+    match units {
+        CpuMatrixUnits::Amx => cpu_connect4_budget(units),
+        CpuMatrixUnits::AvxBf16 => (2000, 600),
+        CpuMatrixUnits::F32Only => (1200, 360),
     }
 }
 
@@ -899,19 +922,28 @@ mod tests {
         let chunk = RunConfig::preset("cpu", GameKind::Connect4, false)
             .unwrap()
             .chunk_games;
-        for units in [Amx, AvxBf16, F32Only] {
-            let (games, steps) = cpu_connect4_budget(units);
-            assert_eq!(games % chunk, 0, "{units:?}: whole chunks");
-            // The ratio of steps to games every budget was measured with.
-            assert_eq!(steps * 10, games * 3, "{units:?}");
+        // The long preset's: the cpu one with AMX, about five sixths of it without.
+        assert_eq!(long_connect4_budget(Amx), (3000, 900));
+        assert_eq!(long_connect4_budget(AvxBf16), (2000, 600));
+        assert_eq!(long_connect4_budget(F32Only), (1200, 360));
+        for budget in [cpu_connect4_budget, long_connect4_budget] {
+            for units in [Amx, AvxBf16, F32Only] {
+                let (games, steps) = budget(units);
+                assert_eq!(games % chunk, 0, "{units:?}: whole chunks");
+                // The ratio of steps to games every budget was measured with.
+                assert_eq!(steps * 10, games * 3, "{units:?}");
+                // A longer run never does more an iteration than the 15-iteration one.
+                assert!(long_connect4_budget(units).0 <= cpu_connect4_budget(units).0);
+            }
+            // A processor's budget never exceeds a faster one's.
+            assert!(budget(F32Only).0 <= budget(AvxBf16).0);
+            assert!(budget(AvxBf16).0 <= budget(Amx).0);
         }
-        // A processor's budget never exceeds a faster one's.
-        assert!(cpu_connect4_budget(F32Only).0 <= cpu_connect4_budget(AvxBf16).0);
-        assert!(cpu_connect4_budget(AvxBf16).0 <= cpu_connect4_budget(Amx).0);
     }
 
     #[test]
-    fn the_long_preset_is_the_cpu_one_with_a_quarter_of_its_learning_rate_from_iteration_46() {
+    fn the_long_preset_is_the_cpu_one_with_its_own_budget_and_a_quarter_of_its_learning_rate_from_iteration_46(
+    ) {
         for cuda in [false, true] {
             let long = RunConfig::preset("long", GameKind::Connect4, cuda).unwrap();
             let mut expected = RunConfig::preset("cpu", GameKind::Connect4, cuda).unwrap();
@@ -920,13 +952,13 @@ mod tests {
                 from_iteration: 46,
                 learning_rate: expected.learning_rate / 4.0,
             }];
+            if !cuda {
+                (expected.games, expected.train_steps) =
+                    long_connect4_budget(CpuMatrixUnits::detect());
+            }
             assert_eq!(long, expected);
         }
         let long = RunConfig::preset("long", GameKind::Connect4, false).unwrap();
-        assert_eq!(
-            (long.games, long.train_steps),
-            cpu_connect4_budget(CpuMatrixUnits::detect())
-        );
         assert_eq!(long.learning_rate_of(45), 4e-3);
         assert_eq!(long.learning_rate_of(46), 1e-3);
         assert_eq!(long.learning_rate_of(55), 1e-3);

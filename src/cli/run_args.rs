@@ -17,7 +17,8 @@ use crate::search::mcts::SearchKind;
 pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
     pub game: GameKind,
-    /// Settings preset: default (follows the device), cpu, gpu, long (cpu, 55 iterations), tiny,
+    /// Settings preset: default (follows the device), cpu, gpu, long (cpu, 55 iterations; on a
+    /// CPU without AMX, 2,000 Connect Four games an iteration, 1,200 in 32 bits), tiny,
     /// material.
     #[arg(long)]
     pub preset: Option<String>,
