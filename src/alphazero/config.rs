@@ -633,7 +633,8 @@ pub fn cpu_connect4_budget(units: CpuMatrixUnits) -> (u64, u64) {
 /// AMD Zen 4 (bfloat16 vectors, no AMX) the cpu preset's 2,400 x 720 took 59-75 s an
 /// iteration over the default run's 15 (16.4 min), about 60 min for 55: too close to the hour
 /// on a machine a few percent slower, so 2,000 x 600 (10 chunks, 5 a worker), about five
-/// sixths of it. In 32 bits an iteration costs 1.6 times as much (the cpu budget's note), so
+/// sixths of it: 46.7 min from a fresh clone there, its `best` level with the Xeon's on Pons'
+/// sets and the solver's games (docs/ablations.md). In 32 bits an iteration costs 1.6 times as much (the cpu budget's note), so
 /// 1,200 x 360 (6 chunks, 3 a worker), by that ratio.
 pub fn long_connect4_budget(units: CpuMatrixUnits) -> (u64, u64) {
     match units {
