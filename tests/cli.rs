@@ -1088,3 +1088,79 @@ fn targets_grades_a_runs_value_targets_against_the_exact_values() {
         }
     }
 }
+
+/// `zero lines` counts a run's self-play games through a line and their next moves: the empty
+/// line is every game, each line's games split over its next moves; a line is read as the game
+/// writes moves, and a move that cannot be played there is a clear error.
+#[test]
+fn lines_counts_the_self_play_games_through_a_line_and_their_next_moves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("models").to_string_lossy().into_owned();
+    let d = tmp.path().join("data").to_string_lossy().into_owned();
+    let game = ["--game", "tictactoe"];
+    let data = ["--data", &d];
+    fails_with(
+        &[&["lines", "5"], &game[..], &data[..]].concat(),
+        "no self-play games in",
+    );
+    let cycle = [
+        "cycle",
+        "--iterations",
+        "1",
+        "--preset",
+        "tiny",
+        "--models",
+        &m,
+    ];
+    let (code, _, err) = zero(&[&cycle[..], &game[..], &data[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let lines = |line: &str| {
+        let (code, out, err) = zero(&[&["lines", line, "--json"], &game[..], &data[..]].concat());
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+        assert_eq!(v["iterations"].as_array().unwrap().len(), 1, "{v}");
+        v["iterations"][0].clone()
+    };
+    let all = lines("");
+    let games = all["games"].as_u64().unwrap();
+    assert!(games > 0);
+    assert_eq!(all["through"], games);
+    let sum = |it: &serde_json::Value, key: &str| -> u64 {
+        it["next"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m[key].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(sum(&all, "games") + all["ended"].as_u64().unwrap(), games);
+    // Each first move's games are the games through it.
+    for (m, name) in all["next"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(all["next_moves"].as_array().unwrap())
+    {
+        let through = lines(name.as_str().unwrap());
+        assert_eq!(through["through"], m["games"], "{name}");
+        let results = ["first_wins", "draws", "first_losses"].map(|k| m[k].as_u64().unwrap());
+        assert_eq!(results.iter().sum::<u64>(), m["games"].as_u64().unwrap());
+        assert_eq!(
+            sum(&through, "games") + through["ended"].as_u64().unwrap(),
+            m["games"].as_u64().unwrap()
+        );
+    }
+    // Moves apart read the same as digits; a table without --json.
+    assert_eq!(lines("5 1")["through"], lines("51")["through"]);
+    let (code, out, err) = zero(&[&["lines", "5"], &game[..], &data[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("self-play games through 5"), "{out}");
+    fails_with(
+        &[&["lines", "55"], &game[..], &data[..]].concat(),
+        "move 2 ('5') of the line",
+    );
+    fails_with(
+        &[&["lines", "x"], &game[..], &data[..]].concat(),
+        "move 1 ('x') of the line",
+    );
+}

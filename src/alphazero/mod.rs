@@ -10,6 +10,7 @@ pub mod chart;
 pub mod config;
 pub mod cycle;
 pub mod eval_shards;
+pub mod line_count;
 pub mod metrics;
 pub mod net_evaluator;
 pub mod paths;

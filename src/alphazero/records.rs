@@ -176,6 +176,29 @@ pub fn iteration_dir(data_dir: &Path, iteration: u32) -> PathBuf {
     data_dir.join(format!("iter-{iteration:04}"))
 }
 
+/// The iterations that have a folder of self-play games in `data_dir`, in order; an error
+/// when `data_dir` is not a folder.
+pub fn iterations_on_disk(data_dir: &Path) -> Result<Vec<u32>> {
+    if !data_dir.is_dir() {
+        anyhow::bail!(
+            "no self-play games in {}: --data names where the run keeps them",
+            data_dir.display()
+        );
+    }
+    let entries =
+        std::fs::read_dir(data_dir).with_context(|| format!("reading {}", data_dir.display()))?;
+    let mut found: Vec<u32> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            name.strip_prefix("iter-")?.parse::<u32>().ok()
+        })
+        .filter(|&i| iteration_dir(data_dir, i).is_dir())
+        .collect();
+    found.sort_unstable();
+    Ok(found)
+}
+
 /// Writes finished games (numbered by `indices`) of an iteration as one chunk.
 pub fn write_chunk(
     data_dir: &Path,

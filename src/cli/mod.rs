@@ -9,6 +9,7 @@ mod cycle;
 mod evalset;
 mod grade;
 mod info;
+mod lines;
 mod mces;
 mod perft;
 mod play;
@@ -83,6 +84,9 @@ enum Command {
     /// How right a run's value targets are: an iteration's self-play positions, by plies
     /// played, against their exact values (the solver only grades here).
     Targets(targets::Args),
+    /// How a run's self-play played one line of moves, iteration by iteration: the games
+    /// through it and the move each chose next, with its results.
+    Lines(lines::Args),
     /// A run's progress per iteration: a table (or JSON) and an SVG chart of losses and scores.
     Report(report::Args),
     /// Play and watch the games in a browser: a local web server and its JSON API.
@@ -114,6 +118,7 @@ pub fn main() -> i32 {
         Command::Solve(a) => solve::run(a),
         Command::Accuracy(a) => accuracy::run(a),
         Command::Targets(a) => targets::run(a),
+        Command::Lines(a) => lines::run(a),
         Command::Grade(a) => grade::run(a),
         Command::Evalset(a) => evalset::run(a),
         Command::Serve(a) => serve::run(a),

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::alphazero::config::RunConfig;
 use crate::alphazero::net_evaluator::NetEvaluator;
 use crate::alphazero::paths::RunPaths;
-use crate::alphazero::records::{iteration_dir, read_iteration};
+use crate::alphazero::records::{iterations_on_disk, read_iteration};
 use crate::alphazero::samples::value_target;
 use crate::alphazero::target_audit::{
     audit, draw_positions, exact_values, AuditedPosition, Disagreement, GroupAudit,
@@ -164,21 +164,7 @@ fn network_values<G: Game>(
 
 /// The last iteration with a folder of self-play games in `data`.
 fn last_iteration(data: &Path) -> Result<u32> {
-    if !data.is_dir() {
-        bail!(
-            "no self-play games in {}: --data names where the run keeps them",
-            data.display()
-        );
-    }
-    let entries = std::fs::read_dir(data).with_context(|| format!("reading {}", data.display()))?;
-    let last = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            name.strip_prefix("iter-")?.parse::<u32>().ok()
-        })
-        .filter(|&i| iteration_dir(data, i).is_dir())
-        .max();
+    let last = iterations_on_disk(data)?.last().copied();
     last.with_context(|| format!("no self-play games in {}", data.display()))
 }
 
