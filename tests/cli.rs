@@ -1095,7 +1095,6 @@ fn targets_grades_a_runs_value_targets_against_the_exact_values() {
 #[test]
 fn lines_counts_the_self_play_games_through_a_line_and_their_next_moves() {
     let tmp = tempfile::tempdir().unwrap();
-    let m = tmp.path().join("models").to_string_lossy().into_owned();
     let d = tmp.path().join("data").to_string_lossy().into_owned();
     let game = ["--game", "tictactoe"];
     let data = ["--data", &d];
@@ -1103,16 +1102,10 @@ fn lines_counts_the_self_play_games_through_a_line_and_their_next_moves() {
         &[&["lines", "5"], &game[..], &data[..]].concat(),
         "no self-play games in",
     );
-    let cycle = [
-        "cycle",
-        "--iterations",
-        "1",
-        "--preset",
-        "tiny",
-        "--models",
-        &m,
-    ];
-    let (code, _, err) = zero(&[&cycle[..], &game[..], &data[..]].concat());
+    let (code, _, err) = cycle_in(
+        tmp.path(),
+        &[&["--iterations", "1", "--preset", "tiny"], &game[..]].concat(),
+    );
     assert_eq!(code, 0, "{err}");
     let lines = |line: &str| {
         let (code, out, err) = zero(&[&["lines", line, "--json"], &game[..], &data[..]].concat());
