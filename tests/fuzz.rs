@@ -36,7 +36,7 @@ use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseResult, TestRunner};
 
-use zero::alphazero::config::{GradeConfig, LearningRateDrop, OpeningSims, RunConfig};
+use zero::alphazero::config::{ForkMove, GradeConfig, LearningRateDrop, OpeningSims, RunConfig};
 use zero::alphazero::metrics::{
     parse_metrics, EvaluateRecord, SelfPlayRecord, StageRecord, TrainRecord,
 };
@@ -1168,6 +1168,11 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             fork_share: d.0,
             fork_plies: b.1 / 3,
             fork_line_search_value: e.3,
+            fork_move: if e.3 {
+                ForkMove::Policy
+            } else {
+                ForkMove::Uniform
+            },
             root_noise_plies: e.3.then_some(b.1),
             mcts: b.2,
             precision: if e.3 { Precision::Bf16 } else { Precision::F32 },

@@ -9,7 +9,7 @@ use anyhow::{anyhow, Result};
 use crossbeam_channel::Sender;
 use rand::Rng;
 
-use super::config::RunConfig;
+use super::config::{ForkMove, RunConfig};
 use super::policy_surprise::kl_divergence;
 use super::records::GameRecord;
 use super::selfplay::SelfPlayStats;
@@ -120,19 +120,34 @@ fn unit_draw(bits: u64) -> f64 {
     (bits >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// The fork's move: uniformly one of the legal moves other than the searched one (that one
-/// when it is the only move).
-fn fork_move<G: Game>(pos: &G, searched: u8, rng: &mut Rng64) -> u8 {
+/// The fork's move: one of the legal moves other than the searched one (that one when it is
+/// the only move), uniformly or, with [`ForkMove::Policy`], in proportion to `policy` (the
+/// search's, indexed by move), uniformly again when none of them has any weight there.
+fn fork_move<G: Game>(pos: &G, searched: u8, how: ForkMove, policy: &[f32], rng: &mut Rng64) -> u8 {
     let others: Vec<u8> = pos
         .legal_moves()
         .into_iter()
         .filter(|&m| m != searched)
         .collect();
     if others.is_empty() {
-        searched
-    } else {
-        others[rng.random_range(0..others.len())]
+        return searched;
     }
+    let weight = |m: u8| policy.get(m as usize).copied().unwrap_or(0.0).max(0.0);
+    let total: f32 = others.iter().map(|&m| weight(m)).sum();
+    if how == ForkMove::Policy && total > 0.0 {
+        let mut x = rng.random::<f32>() * total;
+        for &m in &others {
+            if weight(m) > 0.0 && x < weight(m) {
+                return m;
+            }
+            x -= weight(m);
+        }
+        // Rounding left a sliver past the last weight: the last move with weight takes it.
+        if let Some(&m) = others.iter().rev().find(|&&m| weight(m) > 0.0) {
+            return m;
+        }
+    }
+    others[rng.random_range(0..others.len())]
 }
 
 /// The seed of game `index` of an iteration: games are reproducible whichever worker plays them.
@@ -256,7 +271,17 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             if s.fork_ply == Some(ply) {
                 // The positions up to here would learn the result of a game that left the line.
                 s.record.trains_from = ply + 1;
-                fork_move(s.tree.root_pos(), searched, &mut s.rng)
+                let policy = match self.cfg.fork_move {
+                    ForkMove::Uniform => Vec::new(),
+                    ForkMove::Policy => s.tree.policy(),
+                };
+                fork_move(
+                    s.tree.root_pos(),
+                    searched,
+                    self.cfg.fork_move,
+                    &policy,
+                    &mut s.rng,
+                )
             } else {
                 searched
             }
@@ -466,13 +491,37 @@ mod tests {
         use crate::games::connect4::Connect4;
         let mut rng = rng_from_seed(5);
         let mut pos = Connect4::new();
+        let uniform =
+            |pos: &Connect4, rng: &mut Rng64| fork_move(pos, 3, ForkMove::Uniform, &[], rng);
         let played: std::collections::HashSet<u8> =
-            (0..200).map(|_| fork_move(&pos, 3, &mut rng)).collect();
+            (0..200).map(|_| uniform(&pos, &mut rng)).collect();
         assert_eq!(played, [0, 1, 2, 4, 5, 6].into());
         // Column 0 full: neither it nor the searched move is played.
         for _ in 0..6 {
             pos.play(0);
         }
-        assert!((0..100).all(|_| ![0, 3].contains(&fork_move(&pos, 3, &mut rng))));
+        assert!((0..100).all(|_| ![0, 3].contains(&uniform(&pos, &mut rng))));
+    }
+
+    #[test]
+    fn a_policy_fork_plays_the_other_moves_in_proportion_to_the_policy() {
+        use crate::games::connect4::Connect4;
+        let mut rng = rng_from_seed(9);
+        let pos = Connect4::new();
+        // The searched move 3 has most of the policy; of the rest 2 has three times 4's weight.
+        let policy = [0.0, 0.0, 0.15, 0.8, 0.05, 0.0, 0.0];
+        let mut counts = [0u32; 7];
+        for _ in 0..4000 {
+            counts[fork_move(&pos, 3, ForkMove::Policy, &policy, &mut rng) as usize] += 1;
+        }
+        assert_eq!(counts[0] + counts[1] + counts[3] + counts[5] + counts[6], 0);
+        assert!((2850..3150).contains(&counts[2]), "{counts:?}");
+        assert_eq!(counts[2] + counts[4], 4000);
+        // No weight off the searched move: uniformly among the others, as without a policy.
+        let only_searched = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+        let played: std::collections::HashSet<u8> = (0..200)
+            .map(|_| fork_move(&pos, 3, ForkMove::Policy, &only_searched, &mut rng))
+            .collect();
+        assert_eq!(played, [0, 1, 2, 4, 5, 6].into());
     }
 }

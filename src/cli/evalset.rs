@@ -6,10 +6,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::alphazero::records::read_iteration;
+use crate::alphazero::records::{iterations_on_disk, read_iteration};
 use crate::arena::connect4_evalset::{connect4_key, label_connect4, sample_lines, sample_selfplay};
 use crate::arena::grading::CONNECT4_EVALSET_PATH;
 use crate::core::files::write_atomic;
@@ -164,12 +164,13 @@ fn pons_items(args: &Args) -> Result<(Vec<Item>, HashSet<u64>)> {
 
 /// The moves of every self-play game of every iteration in `dir`.
 fn selfplay_games(dir: &Path) -> Result<Vec<Vec<Move>>> {
-    let mut iterations: Vec<u32> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read the self-play directory {}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str()?.strip_prefix("iter-")?.parse().ok())
-        .collect();
-    iterations.sort_unstable();
+    if !dir.is_dir() {
+        bail!(
+            "cannot read the self-play directory {}: --selfplay names a run's folder of self-play games (data/connect4)",
+            dir.display()
+        );
+    }
+    let iterations = iterations_on_disk(dir)?;
     if iterations.is_empty() {
         bail!(
             "{} has no iter-NNNN directories of self-play games",
