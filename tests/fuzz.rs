@@ -1168,10 +1168,10 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             fork_share: d.0,
             fork_plies: b.1 / 3,
             fork_line_search_value: e.3,
-            fork_move: if e.3 {
-                ForkMove::Policy
-            } else {
-                ForkMove::Uniform
+            fork_move: match d.1 % 3 {
+                0 => ForkMove::Uniform,
+                1 => ForkMove::Policy,
+                _ => ForkMove::Mixed(c.3 as f64),
             },
             root_noise_plies: e.3.then_some(b.1),
             mcts: b.2,

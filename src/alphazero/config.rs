@@ -228,7 +228,7 @@ pub struct OpeningSims {
 }
 
 /// How a forked game's fork move is chosen among the legal moves other than the searched one.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "lowercase")]
 pub enum ForkMove {
     /// Each equally likely: the line's obvious blunders as often as its close alternatives.
@@ -238,6 +238,10 @@ pub enum ForkMove {
     /// that forks mostly try the moves the search nearly played; uniformly when none of them
     /// has any weight.
     Policy,
+    /// Uniformly in this share of the forks (`{"mixed": 0.5}`), by the policy in the others:
+    /// the close alternatives most of the time, and now and then a reply the network gives
+    /// no weight (one the solver may play all the same).
+    Mixed(f64),
 }
 
 /// From iteration `from_iteration` on, training's learning rate is `learning_rate`.
@@ -776,6 +780,14 @@ impl RunConfig {
         within("random_opening_share", share, unit(share), "from 0 to 1");
         let fork = self.fork_share;
         within("fork_share", fork, unit(fork), "from 0 to 1");
+        if let ForkMove::Mixed(uniform) = self.fork_move {
+            within(
+                "fork_move's mixed share",
+                uniform,
+                unit(uniform),
+                "from 0 to 1",
+            );
+        }
         let surprise = self.policy_surprise_share;
         within(
             "policy_surprise_share",
@@ -912,6 +924,7 @@ mod tests {
         });
         c.fork_share = 2.0;
         c.fork_plies = 0;
+        c.fork_move = ForkMove::Mixed(1.5);
         assert_eq!(
             c.problems(),
             [
@@ -922,6 +935,7 @@ mod tests {
                 "learning_rate is -1 (must be above 0)",
                 "promote_threshold is NaN (must be from 0 to 1)",
                 "fork_share is 2 (must be from 0 to 1)",
+                "fork_move's mixed share is 1.5 (must be from 0 to 1)",
                 "mcts.noise_fraction is 1.5 (must be from 0 to 1)",
                 "mcts.gumbel_value_scale is 0 (must be above 0, at most 100)",
                 "playout_cap.full_fraction is 0 (must be above 0, at most 1)",

@@ -121,8 +121,9 @@ fn unit_draw(bits: u64) -> f64 {
 }
 
 /// The fork's move: one of the legal moves other than the searched one (that one when it is
-/// the only move), uniformly or, with [`ForkMove::Policy`], in proportion to `policy` (the
-/// search's, indexed by move), uniformly again when none of them has any weight there.
+/// the only move), uniformly or, with [`ForkMove::Policy`] (and in [`ForkMove::Mixed`]'s
+/// share of the forks drawn by the policy), in proportion to `policy` (the search's, indexed
+/// by move), uniformly again when none of them has any weight there.
 fn fork_move<G: Game>(pos: &G, searched: u8, how: ForkMove, policy: &[f32], rng: &mut Rng64) -> u8 {
     let others: Vec<u8> = pos
         .legal_moves()
@@ -134,7 +135,12 @@ fn fork_move<G: Game>(pos: &G, searched: u8, how: ForkMove, policy: &[f32], rng:
     }
     let weight = |m: u8| policy.get(m as usize).copied().unwrap_or(0.0).max(0.0);
     let total: f32 = others.iter().map(|&m| weight(m)).sum();
-    if how == ForkMove::Policy && total > 0.0 {
+    let by_policy = match how {
+        ForkMove::Uniform => false,
+        ForkMove::Policy => true,
+        ForkMove::Mixed(uniform_share) => rng.random::<f64>() >= uniform_share,
+    };
+    if by_policy && total > 0.0 {
         let mut x = rng.random::<f32>() * total;
         for &m in &others {
             if weight(m) > 0.0 && x < weight(m) {
@@ -273,7 +279,7 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
                 s.record.trains_from = ply + 1;
                 let policy = match self.cfg.fork_move {
                     ForkMove::Uniform => Vec::new(),
-                    ForkMove::Policy => s.tree.policy(),
+                    ForkMove::Policy | ForkMove::Mixed(_) => s.tree.policy(),
                 };
                 fork_move(
                     s.tree.root_pos(),
@@ -523,5 +529,15 @@ mod tests {
             .map(|_| fork_move(&pos, 3, ForkMove::Policy, &only_searched, &mut rng))
             .collect();
         assert_eq!(played, [0, 1, 2, 4, 5, 6].into());
+        // Mixed: a quarter of the forks uniform (1/24 to each of the six others), the rest by
+        // the policy: 2 gets 3/4 x 3/4 + 1/24 of them, 0 only its uniform 1/24.
+        let mut counts = [0u32; 7];
+        for _ in 0..12_000 {
+            counts[fork_move(&pos, 3, ForkMove::Mixed(0.25), &policy, &mut rng) as usize] += 1;
+        }
+        assert_eq!(counts[3], 0);
+        let expected_2 = 12_000.0 * (0.75 * 0.75 + 0.25 / 6.0);
+        assert!((counts[2] as f64 - expected_2).abs() < 300.0, "{counts:?}");
+        assert!((350..650).contains(&counts[0]), "{counts:?}");
     }
 }
