@@ -133,13 +133,13 @@ fn fork_move<G: Game>(pos: &G, searched: u8, how: ForkMove, policy: &[f32], rng:
     if others.is_empty() {
         return searched;
     }
-    let weight = |m: u8| policy.get(m as usize).copied().unwrap_or(0.0).max(0.0);
-    let total: f32 = others.iter().map(|&m| weight(m)).sum();
     let by_policy = match how {
         ForkMove::Uniform => false,
         ForkMove::Policy => true,
         ForkMove::Mixed(uniform_share) => rng.random::<f64>() >= uniform_share,
     };
+    let weight = |m: u8| policy.get(m as usize).copied().unwrap_or(0.0).max(0.0);
+    let total: f32 = others.iter().map(|&m| weight(m)).sum();
     if by_policy && total > 0.0 {
         let mut x = rng.random::<f32>() * total;
         for &m in &others {
