@@ -351,6 +351,43 @@ fn accuracy_grades_players_against_the_solver_labels() {
         random["mistake_rate"].as_f64().unwrap(),
     );
     assert!(p <= 0.02 && r >= 0.1, "minimax:12 {p}, random {r}");
+    assert!(random.get("mistaken").is_none(), "listed only when asked");
+    // --mistakes lists each one: a position of the file, a move worse than its value.
+    let (code, out, err) = zero(&[
+        "accuracy",
+        "random",
+        file,
+        "--limit",
+        "100",
+        "--json",
+        "--mistakes",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let listed: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    let mistaken = listed["mistaken"].as_array().expect("a mistaken array");
+    assert_eq!(Some(mistaken.len() as u64), random["mistakes"].as_u64());
+    let text = std::fs::read_to_string(file).unwrap();
+    for m in mistaken {
+        let (position, value) = (
+            m["position"].as_str().unwrap(),
+            m["value"].as_i64().unwrap(),
+        );
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(position))
+            .expect("a position of the file");
+        let score: i64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        assert_eq!(value, score.signum(), "{m}");
+        assert!(m["played_value"].as_i64().unwrap() < value, "{m}");
+    }
+    let (code, out, _) = zero(&["accuracy", "random", file, "--limit", "100", "--mistakes"]);
+    assert_eq!(code, 0);
+    let first = mistaken[0]["position"].as_str().unwrap();
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with(first) && l.contains("played")),
+        "{out}"
+    );
     fails_with(
         &["accuracy", "random", "/nonexistent"],
         "cannot read test file",

@@ -29,6 +29,19 @@ pub struct AccuracyResult {
     /// Chosen moves whose value needed a search (the others came from the book or the cache).
     pub searched: u64,
     pub seconds: f64,
+    /// Each mistake, in the file's order (printed only when asked: `zero accuracy --mistakes`).
+    #[serde(skip)]
+    pub mistaken: Vec<Mistake>,
+}
+
+/// One mistake: the position as its file names it, the move played (Pons' column, 1-7) and the
+/// win/draw/loss values (1, 0, -1, for the player to move) of that move and of the position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mistake {
+    pub position: String,
+    pub played: String,
+    pub played_value: i32,
+    pub value: i32,
 }
 
 /// The win/draw/loss value (1, 0, -1) of playing `col` in `pos`, for the player who plays it,
@@ -62,20 +75,28 @@ pub fn accuracy(
         positions.truncate(l);
     }
     let task = progress::task(positions.len() as u64, "positions", progress);
-    let (mut mistakes, mut searched) = (0, 0);
-    for (i, (_, pos, score)) in positions.iter().enumerate() {
+    let (mut mistaken, mut searched) = (Vec::new(), 0);
+    for (i, (line, pos, score)) in positions.iter().enumerate() {
         agent.new_game(mix64(seed ^ i as u64));
         let col = agent.choose(pos)?;
         if !pos.is_legal(col) {
             bail!("the player chose an illegal move in {}", file.display());
         }
         let (value, search) = move_value(oracle, pos, col)?;
-        mistakes += u64::from(value < score.signum());
+        if value < score.signum() {
+            mistaken.push(Mistake {
+                position: line.clone(),
+                played: pos.format_move(col),
+                played_value: value,
+                value: score.signum(),
+            });
+        }
         searched += u64::from(search);
         task.inc(1);
     }
     drop(task);
     let n = positions.len() as u64;
+    let mistakes = mistaken.len() as u64;
     Ok(AccuracyResult {
         file: file.display().to_string(),
         positions: n,
@@ -83,6 +104,7 @@ pub fn accuracy(
         mistake_rate: mistakes as f64 / n.max(1) as f64,
         searched,
         seconds: started.elapsed().as_secs_f64(),
+        mistaken,
     })
 }
 
@@ -116,6 +138,14 @@ mod tests {
         let first = grade(Some(dir.path())).unwrap();
         let second = grade(Some(dir.path())).unwrap();
         assert!(plain.mistakes > 0 && plain.mistakes < 40, "{plain:?}");
+        // Each mistake listed: the leftmost column, worse than the position's value.
+        assert_eq!(plain.mistaken.len() as u64, plain.mistakes);
+        for m in &plain.mistaken {
+            assert!(m.played_value < m.value, "{m:?}");
+            let pos = Connect4::parse_position(&m.position).unwrap();
+            assert_eq!(m.played, pos.format_move(pos.legal_moves()[0]), "{m:?}");
+        }
+        assert_eq!(first.mistaken, plain.mistaken);
         assert_eq!(
             (first.mistakes, second.mistakes),
             (plain.mistakes, plain.mistakes)

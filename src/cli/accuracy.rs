@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::arena::accuracy::{accuracy, AccuracyResult};
+use crate::arena::accuracy::{accuracy, AccuracyResult, Mistake};
 use crate::games::{Connect4, Game, GameKind};
 use crate::players::PlayerSpec;
 use crate::search::mcts::SearchKind;
@@ -29,6 +29,10 @@ pub struct Args {
     net: PlayerArgs,
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Also list every mistake: the position, the move played, its value and the position's
+    /// (with --json, a `mistaken` array in each file's object).
+    #[arg(long)]
+    mistakes: bool,
     /// One JSON object per file.
     #[arg(long)]
     json: bool,
@@ -40,6 +44,17 @@ struct Graded<'a> {
     #[serde(flatten)]
     result: &'a AccuracyResult,
     search: Option<SearchKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mistaken: Option<&'a [Mistake]>,
+}
+
+/// "win", "draw" or "loss": a value of 1, 0 or -1 for the player to move.
+fn value_word(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -78,7 +93,12 @@ pub fn run(args: Args) -> Result<()> {
             !args.json,
         )?;
         if args.json {
-            super::print_json(&Graded { result: &r, search })?;
+            let mistaken = args.mistakes.then_some(r.mistaken.as_slice());
+            super::print_json(&Graded {
+                result: &r,
+                search,
+                mistaken,
+            })?;
         } else {
             println!(
                 "{:<40} {:>9} {:>9} {:>12.2}% {:>9} {:>9.1}",
@@ -89,6 +109,17 @@ pub fn run(args: Args) -> Result<()> {
                 r.searched,
                 r.seconds
             );
+            if args.mistakes {
+                for m in &r.mistaken {
+                    println!(
+                        "  {:<38} played {} ({}), the position is a {}",
+                        m.position,
+                        m.played,
+                        value_word(m.played_value),
+                        value_word(m.value)
+                    );
+                }
+            }
         }
     }
     Ok(())
