@@ -1203,6 +1203,7 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
                 (true, _) => Some(ValueBootstrap::Greedy),
                 (false, _) => Some(ValueBootstrap::Lambda(c.3)),
             },
+            value_discount: (d.1 % 2 == 0).then_some(c.3),
             position_averaging: e.3,
             policy_surprise_share: c.1,
             reanalyse_positions: b.3 / 2,

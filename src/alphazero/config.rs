@@ -143,6 +143,14 @@ pub struct RunConfig {
     /// presets and in runs from before the setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value_bootstrap: Option<ValueBootstrap>,
+    /// The game's result in the value target discounted by this factor a ply before the end
+    /// (`0.98`: a result 10 plies on counts 0.82 of itself; the rest of the target's mass goes
+    /// to a draw). Wins and losses keep their sign, so the order of win, draw and loss is
+    /// unchanged; within one kind, a quicker win and a slower loss are worth more, as a
+    /// moves-left head makes Lc0 prefer them. Absent (1, no discount) in the presets and in
+    /// runs from before the setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_discount: Option<f32>,
     /// Train on each distinct position of the replay window once, with its occurrences'
     /// targets averaged and weight 1 + log2(occurrences) ([`super::position_averaging`]);
     /// off in runs from before the setting.
@@ -388,6 +396,7 @@ impl RunConfig {
             window: 4,
             value_target_mix: 0.3,
             value_bootstrap: None,
+            value_discount: None,
             position_averaging: false,
             policy_surprise_share: 0.0,
             reanalyse_positions: 0,
@@ -761,6 +770,15 @@ impl RunConfig {
             let l = lambda as f64;
             within("value_bootstrap.lambda", l, unit(l), "from 0 to 1");
         }
+        if let Some(discount) = self.value_discount {
+            let d = discount as f64;
+            within(
+                "value_discount",
+                d,
+                d > 0.0 && d <= 1.0,
+                "above 0 and at most 1",
+            );
+        }
         let board = self.board_loss_weight as f64;
         within("board_loss_weight", board, board >= 0.0, "0 or more");
         let opponent = self.opponent_policy_loss_weight as f64;
@@ -925,6 +943,7 @@ mod tests {
         c.fork_share = 2.0;
         c.fork_plies = 0;
         c.fork_move = ForkMove::Mixed(1.5);
+        c.value_discount = Some(0.0);
         assert_eq!(
             c.problems(),
             [
@@ -933,6 +952,7 @@ mod tests {
                 "playout_cap.fast_sims is 0 (must be at least 1)",
                 "fork_plies (with a fork_share) is 0 (must be at least 1)",
                 "learning_rate is -1 (must be above 0)",
+                "value_discount is 0 (must be above 0 and at most 1)",
                 "promote_threshold is NaN (must be from 0 to 1)",
                 "fork_share is 2 (must be from 0 to 1)",
                 "fork_move's mixed share is 1.5 (must be from 0 to 1)",

@@ -83,6 +83,9 @@ pub struct ValueTarget {
     pub search_before_fork: bool,
     /// What replaces the game's result in the target ([`ValueBootstrap`]); none: the result.
     pub bootstrap: Option<ValueBootstrap>,
+    /// The result's weight falls by this factor a ply before the game's end
+    /// ([`super::config::RunConfig::value_discount`]); 1: the result whole at every ply.
+    pub discount: f32,
 }
 
 impl ValueTarget {
@@ -93,6 +96,7 @@ impl ValueTarget {
             search_in_random_opening: false,
             search_before_fork: false,
             bootstrap: None,
+            discount: 1.0,
         }
     }
 }
@@ -196,7 +200,7 @@ pub fn samples_with<G: Game>(
 /// the line. Movers alternate from the first player at ply 0 in
 /// every game (a pass is a move: tests/conformance.rs).
 pub fn value_targets(r: &GameRecord, target: ValueTarget, num_actions: usize) -> Vec<f32> {
-    let results = ply_results(r);
+    let results = discounted(ply_results(r), target.discount);
     let returns = match target.bootstrap {
         None => results.clone(),
         Some(how) => {
@@ -220,6 +224,21 @@ pub fn value_targets(r: &GameRecord, target: ValueTarget, num_actions: usize) ->
         (1.0 - mix) * returns[ply] + mix * q
     };
     (0..r.moves.len()).map(target_at).collect()
+}
+
+/// Each ply's result times `discount` to the power of the plies after it: the last ply's
+/// whole, a ply `k` before it `discount^k` of it. A draw stays 0 and a win or loss keeps its
+/// sign, so the discount orders only results of one kind: a quicker win above a slower one,
+/// a slower loss above a quicker one.
+fn discounted(mut results: Vec<f32>, discount: f32) -> Vec<f32> {
+    if discount < 1.0 {
+        let mut weight = 1.0;
+        for r in results.iter_mut().rev() {
+            *r *= weight;
+            weight *= discount;
+        }
+    }
+    results
 }
 
 /// The game's result for each ply's mover.
@@ -283,6 +302,7 @@ pub fn value_target(cfg: &RunConfig) -> ValueTarget {
         search_in_random_opening: cfg.random_opening_search_value,
         search_before_fork: cfg.fork_line_search_value,
         bootstrap: cfg.value_bootstrap,
+        discount: cfg.value_discount.unwrap_or(1.0),
     }
 }
 
@@ -436,6 +456,40 @@ pub(super) mod tests {
         assert_eq!(on.policies[..2 * a], forked.policies[..2 * a]);
         assert_eq!(on.policies[2 * a..], off.policies[..]);
         assert_eq!(on.inputs[2 * isz..], off.inputs[..]);
+    }
+
+    #[test]
+    fn a_discounted_result_shrinks_with_the_plies_to_the_end_and_keeps_its_sign() {
+        // X takes the top row at ply 4: the last ply's result whole, each ply before it
+        // halved once more; the root value's share as without the discount.
+        let x_wins = record(&[0, 3, 1, 4, 2], 1, &[0.5, -0.2, 0.1, 0.3, 0.9]);
+        let mixed = |z: f32, q: f32| 0.75 * z + 0.25 * q;
+        let target = ValueTarget {
+            discount: 0.5,
+            ..ValueTarget::mixed(0.25)
+        };
+        let records = std::slice::from_ref(&x_wins);
+        let s = samples_with::<TicTacToe>(records, target, HeadTargets::default());
+        let expected = [
+            mixed(0.0625, 0.5),
+            mixed(-0.125, -0.2),
+            mixed(0.25, 0.1),
+            mixed(-0.5, 0.3),
+            mixed(1.0, 0.9),
+        ];
+        assert_eq!(s.values, expected);
+        // A discount of 1 is no discount; a draw's targets are its root values' share alone.
+        let whole = ValueTarget {
+            discount: 1.0,
+            ..ValueTarget::mixed(0.25)
+        };
+        assert_eq!(
+            samples_with::<TicTacToe>(records, whole, HeadTargets::default()).values,
+            samples_from::<TicTacToe>(records, 0.25, false).values
+        );
+        let drawn = record(&[0, 3, 1, 4, 2], 0, &[0.4; 5]);
+        let s = samples_with::<TicTacToe>(&[drawn], target, HeadTargets::default());
+        assert_eq!(s.values, [0.25 * 0.4; 5]);
     }
 
     #[test]
