@@ -48,15 +48,6 @@ struct Graded<'a> {
     mistaken: Option<&'a [Mistake]>,
 }
 
-/// "win", "draw" or "loss": a value of 1, 0 or -1 for the player to move.
-fn value_word(value: i32) -> &'static str {
-    match value.signum() {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
-    }
-}
-
 pub fn run(args: Args) -> Result<()> {
     if args.game != GameKind::Connect4 {
         bail!("accuracy needs solver-labelled positions, which exist for connect4 only");
@@ -115,8 +106,8 @@ pub fn run(args: Args) -> Result<()> {
                         "  {:<38} played {} ({}), the position is a {}",
                         m.position,
                         m.played,
-                        value_word(m.played_value),
-                        value_word(m.value)
+                        super::value_word(m.played_value),
+                        super::value_word(m.value)
                     );
                 }
             }

@@ -299,3 +299,13 @@ pub fn describe_stage(record: &StageRecord) -> String {
         }
     }
 }
+
+/// "win", "draw" or "loss": an exact value of 1, 0 or -1 for the player to move (`zero review`'s
+/// and `zero accuracy --mistakes`' words).
+pub fn value_word(value: i32) -> &'static str {
+    match value.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}

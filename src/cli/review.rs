@@ -197,11 +197,7 @@ impl PlayerSummary {
 }
 
 fn review_table(r: &Review) -> String {
-    let value = |v: i32| match v {
-        1 => "win",
-        0 => "draw",
-        _ => "loss",
-    };
+    let value = super::value_word;
     let mut s = String::new();
     for g in &r.games {
         s.push_str(&format!(
