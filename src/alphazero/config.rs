@@ -689,6 +689,18 @@ fn out_of_range(name: &str, value: impl std::fmt::Display, range: &str) -> Strin
     format!("{name} is {value} (must be {range})")
 }
 
+/// A setting's value as `run.json` wrote it. The checks widen 32-bit settings to f64, and
+/// -0.2f32 widened prints as -0.20000000298023224: a value that an f32 holds exactly is
+/// shown as the f32's shortest form, any other as the f64's.
+fn as_written(v: f64) -> String {
+    let narrow = v as f32;
+    if f64::from(narrow) == v {
+        narrow.to_string()
+    } else {
+        v.to_string()
+    }
+}
+
 impl RunConfig {
     /// The settings that cannot run: each named with its value and the range it must lie in.
     /// A `run.json` edited by hand (or written by a newer version) is checked before anything
@@ -751,7 +763,7 @@ impl RunConfig {
     fn number_problems(&self, out: &mut Vec<String>) {
         let mut within = |name: &str, v: f64, ok: bool, range: &str| {
             if !ok || !v.is_finite() {
-                out.push(out_of_range(name, v, range));
+                out.push(out_of_range(name, as_written(v), range));
             }
         };
         let unit = |v: f64| (0.0..=1.0).contains(&v);
@@ -932,7 +944,7 @@ mod tests {
         let mut c = RunConfig::preset("cpu", GameKind::Connect4, false).unwrap();
         c.sims = 0;
         c.window = 0;
-        c.learning_rate = -1.0;
+        c.learning_rate = -0.1;
         c.promote_threshold = f64::NAN;
         c.mcts.noise_fraction = 1.5;
         c.mcts.gumbel_value_scale = 0.0;
@@ -943,7 +955,8 @@ mod tests {
         c.fork_share = 2.0;
         c.fork_plies = 0;
         c.fork_move = ForkMove::Mixed(1.5);
-        c.value_discount = Some(0.0);
+        // A 32-bit setting is shown as written, not widened (-0.20000000298023224).
+        c.value_discount = Some(-0.2);
         assert_eq!(
             c.problems(),
             [
@@ -951,8 +964,8 @@ mod tests {
                 "window is 0 (must be at least 1)",
                 "playout_cap.fast_sims is 0 (must be at least 1)",
                 "fork_plies (with a fork_share) is 0 (must be at least 1)",
-                "learning_rate is -1 (must be above 0)",
-                "value_discount is 0 (must be above 0 and at most 1)",
+                "learning_rate is -0.1 (must be above 0)",
+                "value_discount is -0.2 (must be above 0 and at most 1)",
                 "promote_threshold is NaN (must be from 0 to 1)",
                 "fork_share is 2 (must be from 0 to 1)",
                 "fork_move's mixed share is 1.5 (must be from 0 to 1)",
