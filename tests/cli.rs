@@ -1000,7 +1000,7 @@ fn a_network_plays_the_search_its_run_trained_with_unless_asked_otherwise() {
 }
 
 #[test]
-fn the_long_preset_sets_up_the_cpu_run_with_a_learning_rate_drop() {
+fn the_long_preset_sets_up_the_cpu_run_with_mixed_forks_and_a_learning_rate_drop() {
     let tmp = tempfile::tempdir().unwrap();
     let models = tmp.path().join("models").to_string_lossy().into_owned();
     let data = tmp.path().join("data").to_string_lossy().into_owned();
@@ -1029,6 +1029,8 @@ fn the_long_preset_sets_up_the_cpu_run_with_a_learning_rate_drop() {
     );
     assert_eq!(cfg["learning_rate_drops"][0]["from_iteration"], 46);
     assert_eq!(cfg["learning_rate_drops"][0]["learning_rate"], 1e-3);
+    // Half its forks' moves uniform, half by the policy (the cpu preset's: by the policy).
+    assert_eq!(cfg["fork_move"], serde_json::json!({"mixed": 0.5}));
 }
 
 /// `zero report`'s chart is titled with what the run was (game, preset, network, seed) and
