@@ -2,7 +2,7 @@
 //! never a panic; figures come as JSON with `--json`.
 
 use std::process::Command;
-use zero::alphazero::config::{cpu_connect4_budget, long_connect4_budget};
+use zero::alphazero::presets::{cpu_connect4_budget, long_connect4_budget};
 
 fn zero(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_zero"))

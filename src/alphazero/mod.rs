@@ -1,7 +1,7 @@
 //! The AlphaZero pipeline: self-play with tree search and the best network ([`selfplay`],
 //! records in [`records`]), training on a replay window ([`train`]), evaluation and promotion
 //! ([`stages`]), and the resumable loop that runs them ([`cycle`]), with the run's settings
-//! ([`config`]), files ([`paths`], [`state`]) and log ([`metrics`]). The network meets the
+//! ([`config`], [`presets`]), files ([`paths`], [`state`]) and log ([`metrics`]). The network meets the
 //! search in [`net_evaluator`]; [`player`] is the network as a player. [`report`] and [`chart`]
 //! show a run's log as a table and an SVG chart (for `zero report` and `zero serve`).
 
@@ -18,6 +18,7 @@ pub mod player;
 pub mod policy_player;
 pub mod policy_surprise;
 pub mod position_averaging;
+pub mod presets;
 pub mod reanalyse;
 pub mod records;
 pub mod report;

@@ -7,9 +7,9 @@ use anyhow::{Context, Result};
 
 use super::describe_stage;
 use super::run_args::{BenchmarkPlayer, RunArgs};
-use crate::alphazero::config::default_iterations;
 use crate::alphazero::cycle::run_cycle;
 use crate::alphazero::metrics::StageRecord;
+use crate::alphazero::presets::default_iterations;
 use crate::alphazero::stages::ensure_best;
 use crate::players::Playable;
 
