@@ -126,43 +126,9 @@ fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("models").join(G::NAME).join("qtable.bin"));
     let mut trainer = Trainer::<G>::new(config, opponent)?;
-    let log_every = args.log_every.unwrap_or((args.episodes / 10).max(1)).max(1);
-    let bar = super::progress_bar(args.episodes, "episodes", !args.json);
-    let whose = match args.opponent {
-        OpponentSpec::SelfPlay => "first player",
-        _ => "learner",
-    };
     let started = Instant::now();
-    let mut since_log = crate::games::Tally::default();
-    while trainer.episodes_done() < args.episodes {
-        let (alpha, epsilon) = trainer.schedule();
-        // small chunks keep the bar moving; the clock includes them
-        let chunk = (log_every - trainer.episodes_done() % log_every).min(4096);
-        let t = trainer.run(chunk)?;
-        since_log = crate::games::Tally {
-            wins: since_log.wins + t.wins,
-            losses: since_log.losses + t.losses,
-            draws: since_log.draws + t.draws,
-        };
-        bar.inc(chunk);
-        if trainer.episodes_done() % log_every == 0 || trainer.episodes_done() == args.episodes {
-            if !args.json {
-                let n = since_log.games().max(1) as f64;
-                let line = format!(
-                    "episodes {:>10}: {whose} wins {:5.1}% draws {:5.1}% losses {:5.1}% (α {alpha:.3}, ε {epsilon:.3})",
-                    trainer.episodes_done(),
-                    100.0 * since_log.wins as f64 / n,
-                    100.0 * since_log.draws as f64 / n,
-                    100.0 * since_log.losses as f64 / n,
-                );
-                // printed past the bar, and also when stderr is not a terminal
-                bar.suspend(|| eprintln!("{line}"));
-            }
-            since_log = crate::games::Tally::default();
-        }
-    }
+    train_with_progress(&mut trainer, args)?;
     let seconds = started.elapsed().as_secs_f64();
-    bar.finish_and_clear();
     let table = trainer.into_table();
     table.save(&out)?;
     let grades = grade(&table);
@@ -202,5 +168,49 @@ fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
         out.display()
     );
     print!("{}", grades.table());
+    Ok(())
+}
+
+/// Runs the trainer's episodes under a progress bar, and every `--log-every` episodes (a
+/// tenth of them by default) prints the learner's results since the last line (not with
+/// `--json`).
+fn train_with_progress<G: QGame + Playable>(trainer: &mut Trainer<G>, args: &Args) -> Result<()> {
+    let log_every = args.log_every.unwrap_or((args.episodes / 10).max(1)).max(1);
+    let bar = super::progress_bar(args.episodes, "episodes", !args.json);
+    let whose = match args.opponent {
+        OpponentSpec::SelfPlay => "first player",
+        _ => "learner",
+    };
+    let mut since_log = crate::games::Tally::default();
+    while trainer.episodes_done() < args.episodes {
+        let (alpha, epsilon) = trainer.schedule();
+        // small chunks keep the bar moving; the clock includes them
+        let chunk = (log_every - trainer.episodes_done() % log_every).min(4096);
+        let t = trainer.run(chunk)?;
+        since_log = crate::games::Tally {
+            wins: since_log.wins + t.wins,
+            losses: since_log.losses + t.losses,
+            draws: since_log.draws + t.draws,
+        };
+        bar.inc(chunk);
+        if trainer.episodes_done().is_multiple_of(log_every)
+            || trainer.episodes_done() == args.episodes
+        {
+            if !args.json {
+                let n = since_log.games().max(1) as f64;
+                let line = format!(
+                    "episodes {:>10}: {whose} wins {:5.1}% draws {:5.1}% losses {:5.1}% (α {alpha:.3}, ε {epsilon:.3})",
+                    trainer.episodes_done(),
+                    100.0 * since_log.wins as f64 / n,
+                    100.0 * since_log.draws as f64 / n,
+                    100.0 * since_log.losses as f64 / n,
+                );
+                // printed past the bar, and also when stderr is not a terminal
+                bar.suspend(|| eprintln!("{line}"));
+            }
+            since_log = crate::games::Tally::default();
+        }
+    }
+    bar.finish_and_clear();
     Ok(())
 }
