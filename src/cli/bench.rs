@@ -250,42 +250,7 @@ fn raw_forward_rate(net: &InferenceNet, batch_sizes: &[u64], seconds: f64) -> Re
 }
 
 fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
-    if let Some(t) = a.threads {
-        if t < 1 {
-            bail!("--threads must be at least 1");
-        }
-        // Each worker and inference thread takes this count when it starts.
-        crate::nn::set_caller_threads(t as usize);
-        crate::nn::use_caller_threads();
-    }
-    let mut cfg =
-        RunConfig::preset_for_search(&a.preset, a.game, tch::Cuda::is_available(), a.search)?;
-    if let Some(arch) = &a.arch {
-        cfg.arch = parse_arch(arch, cfg.arch)?;
-    }
-    if let Some(s) = a.sims {
-        cfg.sims = s;
-    }
-    if let Some(p) = a.parallel {
-        cfg.parallel_games = p.max(1);
-    }
-    if let Some(w) = a.workers {
-        cfg.workers = w.max(1);
-    }
-    if let Some(c) = a.chunk {
-        cfg.chunk_games = c.max(1);
-    }
-    if let Some(n) = a.inference_threads {
-        if n < 1 {
-            bail!("--inference-threads must be at least 1");
-        }
-        cfg.inference_threads = n;
-    }
-    cfg.games = a.games.unwrap_or(cfg.chunk_games * cfg.workers as u64);
-    cfg.seed = a.seed;
-    if let Some(p) = a.precision {
-        cfg.precision = p;
-    }
+    let cfg = selfplay_config(a)?;
     let net = Net::new_seeded(
         G::NAME,
         cfg.arch,
@@ -323,6 +288,52 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     if a.json {
         return super::print_json(&out);
     }
+    print_selfplay_bench(&out);
+    Ok(())
+}
+
+/// The preset's run with the command line's changes, and libtorch's threads as it asks.
+fn selfplay_config(a: &SelfplayArgs) -> Result<RunConfig> {
+    if let Some(t) = a.threads {
+        if t < 1 {
+            bail!("--threads must be at least 1");
+        }
+        // Each worker and inference thread takes this count when it starts.
+        crate::nn::set_caller_threads(t as usize);
+        crate::nn::use_caller_threads();
+    }
+    let mut cfg =
+        RunConfig::preset_for_search(&a.preset, a.game, tch::Cuda::is_available(), a.search)?;
+    if let Some(arch) = &a.arch {
+        cfg.arch = parse_arch(arch, cfg.arch)?;
+    }
+    if let Some(s) = a.sims {
+        cfg.sims = s;
+    }
+    if let Some(p) = a.parallel {
+        cfg.parallel_games = p.max(1);
+    }
+    if let Some(w) = a.workers {
+        cfg.workers = w.max(1);
+    }
+    if let Some(c) = a.chunk {
+        cfg.chunk_games = c.max(1);
+    }
+    if let Some(n) = a.inference_threads {
+        if n < 1 {
+            bail!("--inference-threads must be at least 1");
+        }
+        cfg.inference_threads = n;
+    }
+    cfg.games = a.games.unwrap_or(cfg.chunk_games * cfg.workers as u64);
+    cfg.seed = a.seed;
+    if let Some(p) = a.precision {
+        cfg.precision = p;
+    }
+    Ok(cfg)
+}
+
+fn print_selfplay_bench(out: &SelfplayBench) {
     println!(
         "{} self-play, {} ({} parameters, {}), {} sims/move: {} games in {:.1} s",
         out.game, out.arch, out.parameters, out.precision, out.sims, out.games, out.seconds
@@ -344,7 +355,6 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     if let Some(n) = out.inference_threads {
         println!("  inference threads    {n:>10}");
     }
-    Ok(())
 }
 
 #[derive(Serialize)]
