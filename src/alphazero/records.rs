@@ -336,55 +336,64 @@ fn chunk_from_bytes(
         "a game number is there twice",
     )?;
     for (&index, r) in chunk.indices.iter().zip(&chunk.records) {
-        let plies = r.moves.len();
-        let problem = |what: &str| format!("game {index}: {what}");
-        check(
-            r.moves.iter().all(|&m| (m as usize) < actions),
-            &problem(&format!("a move is not one of the {actions} actions")),
-        )?;
-        check(
-            r.policies.len() == plies * actions,
-            &problem(&format!(
-                "{} policy values for {plies} moves of {actions} actions",
-                r.policies.len()
-            )),
-        )?;
-        check(
-            r.policies.iter().all(|p| p.is_finite() && *p >= 0.0),
-            &problem("a policy value is negative or not a number"),
-        )?;
-        check(
-            r.root_values.len() == plies,
-            &problem(&format!(
-                "{} root values for {plies} moves",
-                r.root_values.len()
-            )),
-        )?;
-        check(
-            r.root_values.iter().all(|v| v.is_finite()),
-            &problem("a root value is not a number"),
-        )?;
-        check(
-            r.surprises.is_empty() || r.surprises.len() == plies,
-            &problem(&format!(
-                "{} policy surprises for {plies} moves",
-                r.surprises.len()
-            )),
-        )?;
-        check(
-            r.surprises.iter().all(|s| s.is_finite() && *s >= 0.0),
-            &problem("a policy surprise is negative or not a number"),
-        )?;
-        check(
-            r.trains_from as usize <= plies,
-            &problem(&format!("it trains from ply {} of {plies}", r.trains_from)),
-        )?;
-        check(
-            (-1..=1).contains(&r.outcome),
-            &problem(&format!("outcome {} is not -1, 0 or 1", r.outcome)),
-        )?;
+        check_record(path, index, r, actions)?;
     }
     Ok(chunk)
+}
+
+/// Checks that a chunk's game `index` is whole: its moves among the game's `actions`, a policy,
+/// a root value and (when kept) a surprise a move, each a number in its range, the ply its
+/// training starts from within the game, and a result.
+fn check_record(path: &Path, index: u64, r: &GameRecord, actions: usize) -> Result<()> {
+    let check = |condition: bool, problem: &str| ensure(&CHUNK, path, condition, problem);
+    let plies = r.moves.len();
+    let problem = |what: &str| format!("game {index}: {what}");
+    check(
+        r.moves.iter().all(|&m| (m as usize) < actions),
+        &problem(&format!("a move is not one of the {actions} actions")),
+    )?;
+    check(
+        r.policies.len() == plies * actions,
+        &problem(&format!(
+            "{} policy values for {plies} moves of {actions} actions",
+            r.policies.len()
+        )),
+    )?;
+    check(
+        r.policies.iter().all(|p| p.is_finite() && *p >= 0.0),
+        &problem("a policy value is negative or not a number"),
+    )?;
+    check(
+        r.root_values.len() == plies,
+        &problem(&format!(
+            "{} root values for {plies} moves",
+            r.root_values.len()
+        )),
+    )?;
+    check(
+        r.root_values.iter().all(|v| v.is_finite()),
+        &problem("a root value is not a number"),
+    )?;
+    check(
+        r.surprises.is_empty() || r.surprises.len() == plies,
+        &problem(&format!(
+            "{} policy surprises for {plies} moves",
+            r.surprises.len()
+        )),
+    )?;
+    check(
+        r.surprises.iter().all(|s| s.is_finite() && *s >= 0.0),
+        &problem("a policy surprise is negative or not a number"),
+    )?;
+    check(
+        r.trains_from as usize <= plies,
+        &problem(&format!("it trains from ply {} of {plies}", r.trains_from)),
+    )?;
+    check(
+        (-1..=1).contains(&r.outcome),
+        &problem(&format!("outcome {} is not -1, 0 or 1", r.outcome)),
+    )?;
+    Ok(())
 }
 
 /// Reads every chunk of an iteration.
