@@ -668,95 +668,9 @@ impl Net {
         }
         let vs = nn::VarStore::new(device);
         let p = vs.root();
-        let cells = shape.height * shape.width;
         let body = match arch {
-            Arch::Resnet {
-                blocks,
-                filters,
-                value_channels,
-                board_head,
-                wdl,
-                squeeze_excite,
-                opponent_policy_head,
-                soft_policy_head,
-                line_threats,
-            } => {
-                if blocks == 0 || filters == 0 || value_channels == 0 {
-                    bail!("a network needs at least one block, one filter and one value channel");
-                }
-                if line_threats && game != "connect4" {
-                    bail!("line-threat planes (lines of four) are Connect Four's, not {game}'s");
-                }
-                let bn = |q: nn::Path, c: usize| Bn::new(q, c, 2);
-                Body::Resnet {
-                    conv: conv3(&p / "input_conv", arch.input_planes(shape), filters, 1),
-                    bn: bn(&p / "input_bn", filters),
-                    blocks: (0..blocks)
-                        .map(|i| {
-                            let q = &p / format!("block{i}");
-                            ResBlock {
-                                conv1: conv3(&q / "conv1", filters, filters, 1),
-                                bn1: bn(&q / "bn1", filters),
-                                conv2: conv3(&q / "conv2", filters, filters, 1),
-                                bn2: bn(&q / "bn2", filters),
-                                se: squeeze_excite.then(|| SqueezeExcite::new(q, filters)),
-                            }
-                        })
-                        .collect(),
-                    policy: PolicyLayers::new(&p, "policy", filters, shape),
-                    value_conv: conv1(&p / "value_conv", filters, value_channels),
-                    value_bn: bn(&p / "value_bn", value_channels),
-                    value_fc1: nn::linear(
-                        &p / "value_fc1",
-                        (cells * value_channels) as i64,
-                        64,
-                        Default::default(),
-                    ),
-                    value_fc2: nn::linear(
-                        &p / "value_fc2",
-                        64,
-                        value_outputs(wdl),
-                        Default::default(),
-                    ),
-                    // Made last, so that the other variables draw the same initial weights
-                    // with the head as without it.
-                    board: board_head
-                        .then(|| (conv1(&p / "board_conv", filters, 1), bn(&p / "board_bn", 1))),
-                    opponent_policy: opponent_policy_head
-                        .then(|| PolicyLayers::new(&p, "opponent_policy", filters, shape)),
-                    soft_policy: soft_policy_head
-                        .then(|| PolicyLayers::new(&p, "soft_policy", filters, shape)),
-                    line_threats,
-                }
-            }
-            Arch::AzgConv { channels } => {
-                let c = channels as i64;
-                let bn2 = |q: nn::Path| Bn::new(q, channels, 2);
-                let convs = vec![
-                    (
-                        conv3(&p / "conv1", shape.planes, channels, 1),
-                        bn2(&p / "bn1"),
-                    ),
-                    (conv3(&p / "conv2", channels, channels, 1), bn2(&p / "bn2")),
-                    (conv3(&p / "conv3", channels, channels, 0), bn2(&p / "bn3")),
-                    (conv3(&p / "conv4", channels, channels, 0), bn2(&p / "bn4")),
-                ];
-                let flat = c * (shape.height as i64 - 4) * (shape.width as i64 - 4);
-                Body::AzgConv {
-                    convs,
-                    fc1: nn::linear(&p / "fc1", flat, 1024, Default::default()),
-                    fc1_bn: Bn::new(&p / "fc1_bn", 1024, 1),
-                    fc2: nn::linear(&p / "fc2", 1024, 512, Default::default()),
-                    fc2_bn: Bn::new(&p / "fc2_bn", 512, 1),
-                    policy: nn::linear(
-                        &p / "policy",
-                        512,
-                        shape.actions as i64,
-                        Default::default(),
-                    ),
-                    value: nn::linear(&p / "value", 512, 1, Default::default()),
-                }
-            }
+            Arch::Resnet { .. } => resnet_body(p, game, arch, shape)?,
+            Arch::AzgConv { channels } => azg_body(p, channels, shape),
         };
         Ok(Net {
             vs,
@@ -1248,6 +1162,90 @@ fn lock_torch_generator() -> std::sync::MutexGuard<'static, ()> {
 /// `best.json`.
 pub fn sidecar(path: &Path) -> PathBuf {
     path.with_extension("json")
+}
+
+/// A residual network's layers, made in the order that seeded weights depend on.
+fn resnet_body(p: nn::Path, game: &str, arch: Arch, shape: Shape) -> Result<Body> {
+    let Arch::Resnet {
+        blocks,
+        filters,
+        value_channels,
+        board_head,
+        wdl,
+        squeeze_excite,
+        opponent_policy_head,
+        soft_policy_head,
+        line_threats,
+    } = arch
+    else {
+        bail!("a {arch} network is not a residual one");
+    };
+    let cells = shape.height * shape.width;
+    if blocks == 0 || filters == 0 || value_channels == 0 {
+        bail!("a network needs at least one block, one filter and one value channel");
+    }
+    if line_threats && game != "connect4" {
+        bail!("line-threat planes (lines of four) are Connect Four's, not {game}'s");
+    }
+    let bn = |q: nn::Path, c: usize| Bn::new(q, c, 2);
+    Ok(Body::Resnet {
+        conv: conv3(&p / "input_conv", arch.input_planes(shape), filters, 1),
+        bn: bn(&p / "input_bn", filters),
+        blocks: (0..blocks)
+            .map(|i| {
+                let q = &p / format!("block{i}");
+                ResBlock {
+                    conv1: conv3(&q / "conv1", filters, filters, 1),
+                    bn1: bn(&q / "bn1", filters),
+                    conv2: conv3(&q / "conv2", filters, filters, 1),
+                    bn2: bn(&q / "bn2", filters),
+                    se: squeeze_excite.then(|| SqueezeExcite::new(q, filters)),
+                }
+            })
+            .collect(),
+        policy: PolicyLayers::new(&p, "policy", filters, shape),
+        value_conv: conv1(&p / "value_conv", filters, value_channels),
+        value_bn: bn(&p / "value_bn", value_channels),
+        value_fc1: nn::linear(
+            &p / "value_fc1",
+            (cells * value_channels) as i64,
+            64,
+            Default::default(),
+        ),
+        value_fc2: nn::linear(&p / "value_fc2", 64, value_outputs(wdl), Default::default()),
+        // Made last, so that the other variables draw the same initial weights
+        // with the head as without it.
+        board: board_head.then(|| (conv1(&p / "board_conv", filters, 1), bn(&p / "board_bn", 1))),
+        opponent_policy: opponent_policy_head
+            .then(|| PolicyLayers::new(&p, "opponent_policy", filters, shape)),
+        soft_policy: soft_policy_head.then(|| PolicyLayers::new(&p, "soft_policy", filters, shape)),
+        line_threats,
+    })
+}
+
+/// alpha-zero-general's Connect Four network's layers.
+fn azg_body(p: nn::Path, channels: usize, shape: Shape) -> Body {
+    let c = channels as i64;
+    let bn2 = |q: nn::Path| Bn::new(q, channels, 2);
+    let convs = vec![
+        (
+            conv3(&p / "conv1", shape.planes, channels, 1),
+            bn2(&p / "bn1"),
+        ),
+        (conv3(&p / "conv2", channels, channels, 1), bn2(&p / "bn2")),
+        (conv3(&p / "conv3", channels, channels, 0), bn2(&p / "bn3")),
+        (conv3(&p / "conv4", channels, channels, 0), bn2(&p / "bn4")),
+    ];
+    let flat = c * (shape.height as i64 - 4) * (shape.width as i64 - 4);
+    Body::AzgConv {
+        convs,
+        fc1: nn::linear(&p / "fc1", flat, 1024, Default::default()),
+        fc1_bn: Bn::new(&p / "fc1_bn", 1024, 1),
+        fc2: nn::linear(&p / "fc2", 1024, 512, Default::default()),
+        fc2_bn: Bn::new(&p / "fc2_bn", 512, 1),
+        policy: nn::linear(&p / "policy", 512, shape.actions as i64, Default::default()),
+        value: nn::linear(&p / "value", 512, 1, Default::default()),
+    }
 }
 
 #[cfg(test)]
