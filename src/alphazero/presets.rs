@@ -192,21 +192,7 @@ fn cpu_connect4(cuda: bool, search: Option<SearchKind>) -> RunConfig {
     };
     c.train_steps = 300;
     if run_search == SearchKind::Gumbel {
-        // Self-play's games start after 4 random plies, and evaluation plays pairs
-        // of games from 4 random plies. Without them self-play repeats itself (a
-        // late window's 175,000 positions held 28,000-35,000 distinct ones), two
-        // strong networks play one game 20 times a side, and the curve flattens
-        // at 10-11% from iteration 22; with them the network alone erred on 8.0%
-        // at iteration 15 (docs/ablations.md).
-        c.random_opening_plies = 4;
-        c.eval_opening_plies = 4;
-        // Half the games fork from their own main line at one of its first 20
-        // plies instead: random openings alone seldom reach the line the network
-        // plays, where its games against the solver are lost (`444444`); with
-        // forks `best` won a median 16 of 20 first-player games against it at
-        // iteration 25, against 6 without (docs/ablations.md).
-        c.fork_share = 0.5;
-        c.fork_plies = 20;
+        with_connect4_openings(&mut c);
         // The fork's move drawn by the search's policy rather than uniformly: the
         // forks then try the moves the search nearly played, where the solver's
         // replies lie. Two seeds at 15 iterations on a Zen 4: `best` won a median
@@ -276,6 +262,26 @@ fn gpu_connect4_gumbel(name: &str) -> Result<RunConfig> {
     Ok(gpu)
 }
 
+/// Connect Four's openings in self-play and evaluation, where every Gumbel run and the GPU's
+/// PUCT run have them.
+///
+/// Half the self-play games start after 4 random plies, and evaluation plays pairs of games
+/// from 4 random plies. Without them self-play repeats itself (a late window's 175,000
+/// positions held 28,000-35,000 distinct ones), two strong networks play one game 20 times a
+/// side, and the curve flattens at 10-11% from iteration 22; with them the network alone erred
+/// on 8.0% at iteration 15 (docs/ablations.md).
+///
+/// The other half fork from their own main line at one of its first 20 plies instead: random
+/// openings alone seldom reach the line the network plays, where its games against the solver
+/// are lost (`444444`); with forks `best` won a median 16 of 20 first-player games against it
+/// at iteration 25, against 6 without (docs/ablations.md).
+fn with_connect4_openings(c: &mut RunConfig) {
+    c.random_opening_plies = 4;
+    c.eval_opening_plies = 4;
+    c.fork_share = 0.5;
+    c.fork_plies = 20;
+}
+
 /// The cpu preset for 55 iterations.
 fn long(name: &str, game: GameKind, cuda: bool, search: Option<SearchKind>) -> Result<RunConfig> {
     // The cpu preset for 55 iterations, its learning rate a quarter from
@@ -331,15 +337,10 @@ fn gpu(game: GameKind) -> RunConfig {
     c.inference_threads = 2;
     c.chunk_games = 250;
     if game == GameKind::Connect4 {
-        // The cpu preset's openings: half the games from 4 random plies, half
-        // forked from their main line in its first 20 plies, and evaluation pairs
-        // from 4 random plies. The first gpu run (without them) repeated itself:
-        // latest stopped beating best from iteration 11, with a value loss of
-        // 0.021 (docs/gpu.md).
-        c.random_opening_plies = 4;
-        c.fork_share = 0.5;
-        c.fork_plies = 20;
-        c.eval_opening_plies = 4;
+        // The cpu preset's openings. The first gpu run (without them) repeated itself:
+        // latest stopped beating best from iteration 11, with a value loss of 0.021
+        // (docs/gpu.md).
+        with_connect4_openings(&mut c);
     }
     c.train_steps = 2000;
     c.batch_size = 512;
