@@ -51,11 +51,10 @@ impl RunConfig {
             ("tiny", _) => tiny(),
             ("cpu", GameKind::TicTacToe | GameKind::Othello4) => cpu_small_game(game),
             ("cpu", GameKind::Connect4) => cpu_connect4(cuda, search),
-            // These two build on the cpu preset, which already took `search`.
             ("gpu", GameKind::Connect4) if search != Some(SearchKind::Puct) => {
-                return gpu_connect4_gumbel(name);
+                gpu_connect4_gumbel()
             }
-            ("long", _) => return long(name, game, cuda, search),
+            ("long", _) => long(game, cuda, search)?,
             ("gpu", _) => gpu(game),
             ("material", _) => material(),
             (other, _) => bail!("unknown preset '{other}'; presets are: {PRESETS}"),
@@ -236,7 +235,7 @@ fn cpu_connect4(cuda: bool, search: Option<SearchKind>) -> RunConfig {
 }
 
 /// Connect Four's Gumbel run on a GPU.
-fn gpu_connect4_gumbel(name: &str) -> Result<RunConfig> {
+fn gpu_connect4_gumbel() -> RunConfig {
     // Gumbel on a GPU: the cpu preset's run with 16 simulations, its openings and
     // forks, 4 root moves, 2e-3 and the gate in 32 bits, with a 5x128 network
     // (docs/gpu.md's seventh lease), 4,800 games an iteration played by 24
@@ -248,8 +247,7 @@ fn gpu_connect4_gumbel(name: &str) -> Result<RunConfig> {
     // network alone, than two runs of the old settings (4.4% against 5.2-5.8 at
     // 4 min, 3.6% against 4.8-6.2 at 7.5). On a 2-core CPU a network this size
     // plays 6.5 times slower.
-    let mut gpu = RunConfig::preset_for_search("cpu", GameKind::Connect4, false, None)?;
-    gpu.preset = name.to_string();
+    let mut gpu = cpu_connect4(false, None);
     gpu.mcts.gumbel_considered = 4;
     gpu.learning_rate = 2e-3;
     gpu.eval_games = 40;
@@ -259,7 +257,7 @@ fn gpu_connect4_gumbel(name: &str) -> Result<RunConfig> {
     // One worker a chunk: more would wait for chunks that do not exist.
     gpu.workers = (gpu.games / gpu.chunk_games) as usize;
     gpu.inference_threads = 4;
-    Ok(gpu)
+    gpu
 }
 
 /// Connect Four's openings in self-play and evaluation, where every Gumbel run and the GPU's
@@ -283,7 +281,7 @@ fn with_connect4_openings(c: &mut RunConfig) {
 }
 
 /// The cpu preset for 55 iterations.
-fn long(name: &str, game: GameKind, cuda: bool, search: Option<SearchKind>) -> Result<RunConfig> {
+fn long(game: GameKind, cuda: bool, search: Option<SearchKind>) -> Result<RunConfig> {
     // The cpu preset for 55 iterations, its learning rate a quarter from
     // iteration 46 on. Two seeds as one-core arms on the Xeon with AMX: every
     // `best` at 55 won 20 of 20 first-player games against the solver (seeds
@@ -297,7 +295,6 @@ fn long(name: &str, game: GameKind, cuda: bool, search: Option<SearchKind>) -> R
     // an iteration plays fewer games than the cpu preset's, so that the 55 fit
     // the hour (`long_connect4_budget`).
     let mut long = RunConfig::preset_for_search("cpu", game, cuda, search)?;
-    long.preset = name.to_string();
     if game == GameKind::Connect4 && long.mcts.search == SearchKind::Gumbel {
         if !cuda {
             (long.games, long.train_steps) = long_connect4_budget(CpuMatrixUnits::detect());
