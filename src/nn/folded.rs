@@ -15,11 +15,13 @@
 use anyhow::{anyhow, Result};
 use tch::{nn, Device, Kind, TchError, Tensor};
 
+use super::azg::AzgBody;
 use super::inference::Evaluator;
 use super::line_threats::with_threat_planes;
 use super::net::{
     channels_last, evaluate_batch, value_from_head, Bn, Body, Compute, Conv, ModelMeta, Net, Shape,
 };
+use super::resnet::ResnetBody;
 use super::squeeze_excite::SqueezeExcite;
 
 /// A convolution with the batch norm after it folded in, in the kind and layout it computes.
@@ -175,7 +177,7 @@ impl InferenceNet {
         };
         let fold_body = || -> Result<FoldedBody, TchError> {
             Ok(match &net.body {
-                Body::Resnet {
+                Body::Resnet(ResnetBody {
                     conv,
                     bn,
                     blocks,
@@ -188,7 +190,7 @@ impl InferenceNet {
                     opponent_policy: _,
                     soft_policy: _,
                     line_threats,
-                } => FoldedBody::Resnet {
+                }) => FoldedBody::Resnet {
                     input: FoldedConv::new(conv, bn, trunk)?,
                     blocks: blocks
                         .iter()
@@ -207,7 +209,7 @@ impl InferenceNet {
                     value_fc2: Linear::copy(value_fc2)?,
                     line_threats: *line_threats,
                 },
-                Body::AzgConv {
+                Body::AzgConv(AzgBody {
                     convs,
                     fc1,
                     fc1_bn,
@@ -215,7 +217,7 @@ impl InferenceNet {
                     fc2_bn,
                     policy,
                     value,
-                } => FoldedBody::AzgConv {
+                }) => FoldedBody::AzgConv {
                     convs: convs
                         .iter()
                         .map(|(c, b)| FoldedConv::new(c, b, trunk))

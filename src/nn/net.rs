@@ -1,6 +1,8 @@
-//! The dual policy/value network: input conv → BN → ReLU, residual blocks, a policy head
-//! (logits over the game's actions) and a value head (tanh). Also a plain convolutional shape
-//! like alpha-zero-general's Connect Four network, for comparing speed with it.
+//! The dual policy/value network: its shapes ([`Arch`]), the layers they share (convolution,
+//! batch norm), saving and loading, and the forward pass, which its layers compute: a residual
+//! network with a policy head (logits over the game's actions) and a value head (resnet.rs),
+//! or a plain convolutional shape like alpha-zero-general's Connect Four network, for
+//! comparing speed with it (azg.rs).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,9 +12,11 @@ use serde::{Deserialize, Serialize};
 use tch::nn;
 use tch::{Device, Kind, TchError, Tensor};
 
-use super::line_threats::{with_threat_planes, THREAT_PLANES};
+use super::azg::AzgBody;
+use super::line_threats::THREAT_PLANES;
 use super::precision::Precision;
-use super::squeeze_excite::{hidden_width, SqueezeExcite};
+use super::resnet::ResnetBody;
+use super::squeeze_excite::hidden_width;
 use super::tensors::{
     from_safetensors_bytes, read_safetensors_metadata, to_safetensors_bytes, FileMetadata,
 };
@@ -93,7 +97,7 @@ fn is_false(x: &bool) -> bool {
 const WDL_OUTPUTS: i64 = 3;
 
 /// The outputs of the value head's last layer.
-fn value_outputs(wdl: bool) -> i64 {
+pub(super) fn value_outputs(wdl: bool) -> i64 {
     if wdl {
         WDL_OUTPUTS
     } else {
@@ -114,7 +118,7 @@ pub(super) fn value_from_head(out: &Tensor) -> Result<Tensor, TchError> {
 }
 
 /// Whether the value head's last layer's output `[n, outputs]` is win/draw/loss logits.
-fn is_wdl_output(out: &Tensor) -> bool {
+pub(super) fn is_wdl_output(out: &Tensor) -> bool {
     out.size().last() == Some(&WDL_OUTPUTS)
 }
 
@@ -470,7 +474,7 @@ impl Conv {
     /// The convolution computed as `compute` says (the weights cast and laid out so: a no-op
     /// for their own kind and layout, and on the autograd tape in training, so gradients reach
     /// the 32-bit weights).
-    fn f_forward(&self, xs: &Tensor, compute: Compute) -> Result<Tensor, TchError> {
+    pub(super) fn f_forward(&self, xs: &Tensor, compute: Compute) -> Result<Tensor, TchError> {
         let c = &self.cfg;
         let ws = self.layer.ws.f_to_kind(compute.kind)?;
         let (xs, ws) = if compute.channels_last {
@@ -496,7 +500,7 @@ pub(super) struct Bn {
 }
 
 impl Bn {
-    fn new(p: nn::Path, channels: usize, dims: usize) -> Bn {
+    pub(super) fn new(p: nn::Path, channels: usize, dims: usize) -> Bn {
         let cfg = nn::BatchNormConfig::default();
         let c = channels as i64;
         let layer = match dims {
@@ -506,7 +510,7 @@ impl Bn {
         Bn { layer, cfg }
     }
 
-    fn f_forward(&self, xs: &Tensor, train: bool) -> Result<Tensor, TchError> {
+    pub(super) fn f_forward(&self, xs: &Tensor, train: bool) -> Result<Tensor, TchError> {
         let b = &self.layer;
         xs.f_batch_norm(
             b.ws.as_ref(),
@@ -522,87 +526,16 @@ impl Bn {
 }
 
 /// A fully connected layer's forward pass, fallible.
-fn f_linear(xs: &Tensor, l: &nn::Linear) -> Result<Tensor, TchError> {
+pub(super) fn f_linear(xs: &Tensor, l: &nn::Linear) -> Result<Tensor, TchError> {
     xs.f_linear(&l.ws, l.bs.as_ref())
 }
 
-pub(super) struct ResBlock {
-    pub(super) conv1: Conv,
-    pub(super) bn1: Bn,
-    pub(super) conv2: Conv,
-    pub(super) bn2: Bn,
-    pub(super) se: Option<SqueezeExcite>,
-}
-
-/// A policy head's layers: a 1x1 convolution to two planes, batch norm and ReLU, then a fully
-/// connected layer to one logit an action. The policy head and the opponent-policy head
-/// each have their own.
-pub(super) struct PolicyLayers {
-    pub(super) conv: Conv,
-    pub(super) bn: Bn,
-    pub(super) fc: nn::Linear,
-}
-
-impl PolicyLayers {
-    /// New layers named `{prefix}_conv`, `{prefix}_bn` and `{prefix}_fc` under `p`, made in
-    /// that order (the order draws their initial weights).
-    fn new(p: &nn::Path, prefix: &str, filters: usize, shape: Shape) -> PolicyLayers {
-        let cells = shape.height * shape.width;
-        PolicyLayers {
-            conv: conv1(p / format!("{prefix}_conv"), filters, 2),
-            bn: Bn::new(p / format!("{prefix}_bn"), 2, 2),
-            fc: nn::linear(
-                p / format!("{prefix}_fc"),
-                (2 * cells) as i64,
-                shape.actions as i64,
-                Default::default(),
-            ),
-        }
-    }
-
-    /// The logits for the trunk's output `x` (32-bit floats).
-    fn f_forward(&self, x: &Tensor, train: bool, compute: Compute) -> Result<Tensor, TchError> {
-        let p = self
-            .bn
-            .f_forward(&self.conv.f_forward(x, compute)?, train)?
-            .f_relu()?;
-        f_linear(&p.f_flatten(1, -1)?, &self.fc)
-    }
-}
-
+/// A network's layers: a residual network, or alpha-zero-general's plain convolutions.
 // One per network: the size difference does not matter.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Body {
-    Resnet {
-        conv: Conv,
-        bn: Bn,
-        blocks: Vec<ResBlock>,
-        policy: PolicyLayers,
-        value_conv: Conv,
-        value_bn: Bn,
-        value_fc1: nn::Linear,
-        value_fc2: nn::Linear,
-        /// The final-board head ([`Arch::Resnet`]'s `board_head`): a 1x1 convolution to one
-        /// plane, batch norm, tanh.
-        board: Option<(Conv, Bn)>,
-        /// The opponent-policy head ([`Arch::Resnet`]'s `opponent_policy_head`): the policy
-        /// head's layers, its own weights.
-        opponent_policy: Option<PolicyLayers>,
-        /// The soft-policy head ([`Arch::Resnet`]'s `soft_policy_head`): the policy head's
-        /// layers, its own weights.
-        soft_policy: Option<PolicyLayers>,
-        /// Whether the input gets the line-threat planes ([`Arch::Resnet`]'s `line_threats`).
-        line_threats: bool,
-    },
-    AzgConv {
-        convs: Vec<(Conv, Bn)>,
-        fc1: nn::Linear,
-        fc1_bn: Bn,
-        fc2: nn::Linear,
-        fc2_bn: Bn,
-        policy: nn::Linear,
-        value: nn::Linear,
-    },
+    Resnet(ResnetBody),
+    AzgConv(AzgBody),
 }
 
 /// A network and its variables. Owned by one thread (tensors are not `Sync`).
@@ -626,11 +559,11 @@ fn conv(p: nn::Path, cin: usize, cout: usize, kernel: i64, padding: i64) -> Conv
     }
 }
 
-fn conv3(p: nn::Path, cin: usize, cout: usize, padding: i64) -> Conv {
+pub(super) fn conv3(p: nn::Path, cin: usize, cout: usize, padding: i64) -> Conv {
     conv(p, cin, cout, 3, padding)
 }
 
-fn conv1(p: nn::Path, cin: usize, cout: usize) -> Conv {
+pub(super) fn conv1(p: nn::Path, cin: usize, cout: usize) -> Conv {
     conv(p, cin, cout, 1, 0)
 }
 
@@ -669,8 +602,8 @@ impl Net {
         let vs = nn::VarStore::new(device);
         let p = vs.root();
         let body = match arch {
-            Arch::Resnet { .. } => resnet_body(p, game, arch, shape)?,
-            Arch::AzgConv { channels } => azg_body(p, channels, shape),
+            Arch::Resnet { .. } => Body::Resnet(ResnetBody::new(p, game, arch, shape)?),
+            Arch::AzgConv { channels } => Body::AzgConv(AzgBody::new(p, channels, shape)),
         };
         Ok(Net {
             vs,
@@ -744,7 +677,7 @@ impl Net {
 
     /// Whether the network has the final-board head (training targets it).
     pub fn has_board_head(&self) -> bool {
-        matches!(&self.body, Body::Resnet { board: Some(_), .. })
+        matches!(&self.body, Body::Resnet(ResnetBody { board: Some(_), .. }))
     }
 
     /// As [`Net::forward`], with the win/draw/loss logits of a network with that value head
@@ -756,106 +689,10 @@ impl Net {
         train: bool,
         training_heads: bool,
     ) -> Result<Heads, TchError> {
+        let trunk = self.trunk_compute();
         match &self.body {
-            Body::Resnet {
-                conv,
-                bn,
-                blocks,
-                policy,
-                value_conv,
-                value_bn,
-                value_fc1,
-                value_fc2,
-                board: board_head,
-                opponent_policy: opponent_head,
-                soft_policy: soft_head,
-                line_threats,
-            } => {
-                let trunk = self.trunk_compute();
-                let xs = if *line_threats {
-                    with_threat_planes(xs)?.f_to_kind(trunk.kind)?
-                } else {
-                    xs.f_to_kind(trunk.kind)?
-                };
-                let mut x = bn
-                    .f_forward(&conv.f_forward(&xs, trunk)?, train)?
-                    .f_relu()?;
-                for b in blocks {
-                    let y = b.conv1.f_forward(&x, trunk)?;
-                    let y = b.bn1.f_forward(&y, train)?.f_relu()?;
-                    let mut y = b.bn2.f_forward(&b.conv2.f_forward(&y, trunk)?, train)?;
-                    if let Some(se) = &b.se {
-                        y = se.f_forward(&y)?;
-                    }
-                    x = y.f_add(&x)?.f_relu()?;
-                }
-                // The heads are small: 32-bit floats, whatever the trunk computed in.
-                let float = Compute {
-                    kind: Kind::Float,
-                    ..trunk
-                };
-                let x = x.f_to_kind(float.kind)?;
-                let policy = policy.f_forward(&x, train, float)?;
-                let value = value_bn
-                    .f_forward(&value_conv.f_forward(&x, float)?, train)?
-                    .f_relu()?
-                    .f_flatten(1, -1)?;
-                let value = f_linear(&value, value_fc1)?.f_relu()?;
-                let value_out = f_linear(&value, value_fc2)?;
-                let value = value_from_head(&value_out)?;
-                let value_logits = is_wdl_output(&value_out).then_some(value_out);
-                let training_head =
-                    |head: &Option<PolicyLayers>| match head.as_ref().filter(|_| training_heads) {
-                        Some(head) => head.f_forward(&x, train, float).map(Some),
-                        None => Ok(None),
-                    };
-                let opponent_policy = training_head(opponent_head)?;
-                let soft_policy = training_head(soft_head)?;
-                let owners = match board_head.as_ref().filter(|_| training_heads) {
-                    Some((c, b)) => Some(
-                        b.f_forward(&c.f_forward(&x, float)?, train)?
-                            .f_tanh()?
-                            .f_flatten(1, -1)?,
-                    ),
-                    None => None,
-                };
-                Ok(Heads {
-                    policy,
-                    value,
-                    value_logits,
-                    board: owners,
-                    opponent_policy,
-                    soft_policy,
-                })
-            }
-            Body::AzgConv {
-                convs,
-                fc1,
-                fc1_bn,
-                fc2,
-                fc2_bn,
-                policy,
-                value,
-            } => {
-                let trunk = self.trunk_compute();
-                let mut x = xs.f_to_kind(trunk.kind)?;
-                for (c, b) in convs {
-                    x = b.f_forward(&c.f_forward(&x, trunk)?, train)?.f_relu()?;
-                }
-                let x = x.f_to_kind(Kind::Float)?;
-                let x = f_linear(&x.f_flatten(1, -1)?, fc1)?;
-                let x = fc1_bn.f_forward(&x, train)?.f_relu()?;
-                let x = fc2_bn.f_forward(&f_linear(&x, fc2)?, train)?.f_relu()?;
-                let p = f_linear(&x, policy)?;
-                Ok(Heads {
-                    policy: p,
-                    value: f_linear(&x, value)?.f_tanh()?.f_view([-1])?,
-                    value_logits: None,
-                    board: None,
-                    opponent_policy: None,
-                    soft_policy: None,
-                })
-            }
+            Body::Resnet(body) => body.forward_heads(xs, train, training_heads, trunk),
+            Body::AzgConv(body) => body.forward_heads(xs, train, trunk),
         }
     }
 
@@ -1162,90 +999,6 @@ fn lock_torch_generator() -> std::sync::MutexGuard<'static, ()> {
 /// `best.json`.
 pub fn sidecar(path: &Path) -> PathBuf {
     path.with_extension("json")
-}
-
-/// A residual network's layers, made in the order that seeded weights depend on.
-fn resnet_body(p: nn::Path, game: &str, arch: Arch, shape: Shape) -> Result<Body> {
-    let Arch::Resnet {
-        blocks,
-        filters,
-        value_channels,
-        board_head,
-        wdl,
-        squeeze_excite,
-        opponent_policy_head,
-        soft_policy_head,
-        line_threats,
-    } = arch
-    else {
-        bail!("a {arch} network is not a residual one");
-    };
-    let cells = shape.height * shape.width;
-    if blocks == 0 || filters == 0 || value_channels == 0 {
-        bail!("a network needs at least one block, one filter and one value channel");
-    }
-    if line_threats && game != "connect4" {
-        bail!("line-threat planes (lines of four) are Connect Four's, not {game}'s");
-    }
-    let bn = |q: nn::Path, c: usize| Bn::new(q, c, 2);
-    Ok(Body::Resnet {
-        conv: conv3(&p / "input_conv", arch.input_planes(shape), filters, 1),
-        bn: bn(&p / "input_bn", filters),
-        blocks: (0..blocks)
-            .map(|i| {
-                let q = &p / format!("block{i}");
-                ResBlock {
-                    conv1: conv3(&q / "conv1", filters, filters, 1),
-                    bn1: bn(&q / "bn1", filters),
-                    conv2: conv3(&q / "conv2", filters, filters, 1),
-                    bn2: bn(&q / "bn2", filters),
-                    se: squeeze_excite.then(|| SqueezeExcite::new(q, filters)),
-                }
-            })
-            .collect(),
-        policy: PolicyLayers::new(&p, "policy", filters, shape),
-        value_conv: conv1(&p / "value_conv", filters, value_channels),
-        value_bn: bn(&p / "value_bn", value_channels),
-        value_fc1: nn::linear(
-            &p / "value_fc1",
-            (cells * value_channels) as i64,
-            64,
-            Default::default(),
-        ),
-        value_fc2: nn::linear(&p / "value_fc2", 64, value_outputs(wdl), Default::default()),
-        // Made last, so that the other variables draw the same initial weights
-        // with the head as without it.
-        board: board_head.then(|| (conv1(&p / "board_conv", filters, 1), bn(&p / "board_bn", 1))),
-        opponent_policy: opponent_policy_head
-            .then(|| PolicyLayers::new(&p, "opponent_policy", filters, shape)),
-        soft_policy: soft_policy_head.then(|| PolicyLayers::new(&p, "soft_policy", filters, shape)),
-        line_threats,
-    })
-}
-
-/// alpha-zero-general's Connect Four network's layers.
-fn azg_body(p: nn::Path, channels: usize, shape: Shape) -> Body {
-    let c = channels as i64;
-    let bn2 = |q: nn::Path| Bn::new(q, channels, 2);
-    let convs = vec![
-        (
-            conv3(&p / "conv1", shape.planes, channels, 1),
-            bn2(&p / "bn1"),
-        ),
-        (conv3(&p / "conv2", channels, channels, 1), bn2(&p / "bn2")),
-        (conv3(&p / "conv3", channels, channels, 0), bn2(&p / "bn3")),
-        (conv3(&p / "conv4", channels, channels, 0), bn2(&p / "bn4")),
-    ];
-    let flat = c * (shape.height as i64 - 4) * (shape.width as i64 - 4);
-    Body::AzgConv {
-        convs,
-        fc1: nn::linear(&p / "fc1", flat, 1024, Default::default()),
-        fc1_bn: Bn::new(&p / "fc1_bn", 1024, 1),
-        fc2: nn::linear(&p / "fc2", 1024, 512, Default::default()),
-        fc2_bn: Bn::new(&p / "fc2_bn", 512, 1),
-        policy: nn::linear(&p / "policy", 512, shape.actions as i64, Default::default()),
-        value: nn::linear(&p / "value", 512, 1, Default::default()),
-    }
 }
 
 #[cfg(test)]
