@@ -13,6 +13,9 @@ use super::net::{
 };
 use super::squeeze_excite::SqueezeExcite;
 
+/// A residual block: two 3x3 convolutions, each with batch norm, ReLU after the first,
+/// squeeze-and-excitation after the second where the network has it, then the skip connection
+/// and ReLU.
 pub(super) struct ResBlock {
     pub(super) conv1: Conv,
     pub(super) bn1: Bn,
