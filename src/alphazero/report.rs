@@ -6,84 +6,132 @@ use std::fmt::Write as _;
 use super::metrics::IterationRow;
 use crate::arena::grading::GroupResult;
 
-/// The rows as a text table, then the last grade by group of the evaluation set.
+/// The rows as a text table, then the last grade by group of the evaluation set. Columns that
+/// no row fills are left out: the training-only heads' losses of a network without them, the
+/// match of latest against best in a run that plays none (a line under the table says so), the
+/// benchmark in a run without one.
 pub fn table(rows: &[IterationRow]) -> String {
-    let opt = |x: Option<f64>, digits: usize| match x {
-        Some(v) => format!("{v:.digits$}"),
-        None => "-".into(),
-    };
-    let pct = |x: Option<f64>| match x {
-        Some(v) => format!("{:.1}%", 100.0 * v),
-        None => "-".into(),
-    };
-    // The training-only heads' losses get a column only in a run that reports them.
-    let board = rows.iter().any(|r| r.board_loss.is_some());
-    let opponent = rows.iter().any(|r| r.opponent_policy_loss.is_some());
-    let soft = rows.iter().any(|r| r.soft_policy_loss.is_some());
-    let head_columns = |cells: [String; 3]| {
-        let mut s = String::new();
-        for (shown, cell) in [board, opponent, soft].into_iter().zip(cells) {
-            if shown {
-                let _ = write!(s, " {cell:>8}");
-            }
-        }
-        s
-    };
-    let mut s = format!(
-        "{:>4} {:>7} {:>9} {:>12} {:>8} {:>8}{} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}\n",
-        "iter",
-        "minutes",
-        "positions",
-        "1st/draw/2nd",
-        "policy",
-        "value",
-        head_columns(["board".into(), "opp pol".into(), "soft pol".into()]),
-        "vs best",
-        "promoted",
-        "gen",
-        "benchmark",
-        "W-L-D",
-        "net err",
-        "search err"
-    );
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{:>4} {:>7} {:>9} {:>12} {:>8} {:>8}{} {:>8} {:>11} {:>5} {:>12} {:>9} {:>9} {:>10}",
-            r.iteration,
-            opt(r.minutes, 1),
-            r.positions.map_or("-".into(), |p| p.to_string()),
-            r.selfplay_results.map_or("-".into(), |g| {
-                let [first, draw, second] = g.percentages();
-                format!("{first}/{draw}/{second}%")
+    let any = |has: fn(&IterationRow) -> bool| rows.iter().any(has);
+    let matches = any(|r| r.score_vs_best.is_some());
+    let columns: Vec<Column> = [
+        (true, Column::new("iter", 4, |r| r.iteration.to_string())),
+        (true, Column::new("minutes", 7, |r| fixed(r.minutes, 1))),
+        (true, Column::new("positions", 9, |r| whole(r.positions))),
+        (true, Column::new("1st/draw/2nd", 12, selfplay_results)),
+        (true, Column::new("policy", 8, |r| fixed(r.policy_loss, 3))),
+        (true, Column::new("value", 8, |r| fixed(r.value_loss, 3))),
+        (
+            any(|r| r.board_loss.is_some()),
+            Column::new("board", 8, |r| fixed(r.board_loss, 3)),
+        ),
+        (
+            any(|r| r.opponent_policy_loss.is_some()),
+            Column::new("opp pol", 8, |r| fixed(r.opponent_policy_loss, 3)),
+        ),
+        (
+            any(|r| r.soft_policy_loss.is_some()),
+            Column::new("soft pol", 8, |r| fixed(r.soft_policy_loss, 3)),
+        ),
+        (
+            matches,
+            Column::new("vs best", 8, |r| percent(r.score_vs_best)),
+        ),
+        (matches, Column::new("promoted", 11, promotion)),
+        (matches, Column::new("gen", 5, |r| whole(r.generation))),
+        (
+            any(|r| r.benchmark_score.is_some()),
+            Column::new("benchmark", 12, |r| percent(r.benchmark_score)),
+        ),
+        (
+            any(|r| r.benchmark_wld.is_some()),
+            Column::new("W-L-D", 9, |r| {
+                r.benchmark_wld
+                    .map_or("-".into(), |[w, l, d]| format!("{w}-{l}-{d}"))
             }),
-            opt(r.policy_loss, 3),
-            opt(r.value_loss, 3),
-            head_columns([
-                opt(r.board_loss, 3),
-                opt(r.opponent_policy_loss, 3),
-                opt(r.soft_policy_loss, 3),
-            ]),
-            pct(r.score_vs_best),
-            match (r.promoted, r.score_vs_best) {
-                (Some(true), None) => "no match",
-                (Some(true), Some(_)) => "promoted",
-                (Some(false), _) => "kept best",
-                (None, _) => "-",
-            },
-            r.generation.map_or("-".into(), |g| g.to_string()),
-            pct(r.benchmark_score),
-            r.benchmark_wld
-                .map_or("-".into(), |[w, l, d]| format!("{w}-{l}-{d}")),
-            pct(r.net_mistake_rate),
-            pct(r.search_mistake_rate),
-        );
+        ),
+        (
+            true,
+            Column::new("net err", 9, |r| percent(r.net_mistake_rate)),
+        ),
+        (
+            true,
+            Column::new("search err", 10, |r| percent(r.search_mistake_rate)),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(shown, column)| shown.then_some(column))
+    .collect();
+    let line = |cell: &dyn Fn(&Column) -> String| {
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|c| format!("{:>width$}", cell(c), width = c.width))
+            .collect();
+        cells.join(" ") + "\n"
+    };
+    let mut s = line(&|c| c.header.to_string());
+    for r in rows {
+        s.push_str(&line(&|c| (c.cell)(r)));
+    }
+    if !matches && any(|r| r.promoted == Some(true)) {
+        s.push_str("no match of latest against best: latest became best every iteration\n");
     }
     let graded = |r: &&IterationRow| r.net_groups.is_some() || r.search_groups.is_some();
     if let Some(last) = rows.iter().rev().find(graded) {
         s.push_str(&groups_table(last));
     }
     s
+}
+
+/// A column of [`table`]: its header, its width, and what it shows of a row.
+struct Column {
+    header: &'static str,
+    width: usize,
+    cell: fn(&IterationRow) -> String,
+}
+
+impl Column {
+    fn new(header: &'static str, width: usize, cell: fn(&IterationRow) -> String) -> Column {
+        Column {
+            header,
+            width,
+            cell,
+        }
+    }
+}
+
+/// `x` with `digits` decimals, `-` where the row has none.
+fn fixed(x: Option<f64>, digits: usize) -> String {
+    x.map_or("-".into(), |v| format!("{v:.digits$}"))
+}
+
+/// A share as a percentage with one decimal, `-` where the row has none.
+fn percent(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
+}
+
+/// A count, `-` where the row has none.
+fn whole(x: Option<impl std::fmt::Display>) -> String {
+    x.map_or("-".into(), |v| v.to_string())
+}
+
+/// How the self-play games ended, first player's wins / draws / second player's wins in %.
+fn selfplay_results(r: &IterationRow) -> String {
+    r.selfplay_results.map_or("-".into(), |g| {
+        let [first, draw, second] = g.percentages();
+        format!("{first}/{draw}/{second}%")
+    })
+}
+
+/// What the evaluation did with latest: promoted after a match, kept best, or promoted with
+/// no match played.
+fn promotion(r: &IterationRow) -> String {
+    match (r.promoted, r.score_vs_best) {
+        (Some(true), None) => "no match",
+        (Some(true), Some(_)) => "promoted",
+        (Some(false), _) => "kept best",
+        (None, _) => "-",
+    }
+    .into()
 }
 
 /// One iteration's mistake rates by group of the evaluation set.
@@ -217,6 +265,38 @@ mod tests {
         // Every row keeps the header's columns: iteration 2, without training, shows `-`.
         let widths: Vec<usize> = t.lines().take(3).map(str::len).collect();
         assert_eq!(widths[0], widths[1], "{t}");
+    }
+
+    #[test]
+    fn a_run_without_a_match_or_a_benchmark_gets_no_columns_for_them() {
+        let rows: Vec<IterationRow> = (1..=2)
+            .map(|i| IterationRow {
+                iteration: i,
+                policy_loss: Some(1.5),
+                value_loss: Some(0.3),
+                promoted: Some(true),
+                generation: Some(i),
+                net_mistake_rate: Some(0.1),
+                ..IterationRow::default()
+            })
+            .collect();
+        let t = table(&rows);
+        let header = t.lines().next().unwrap();
+        for absent in ["vs best", "promoted", "gen", "benchmark", "W-L-D"] {
+            assert!(!header.contains(absent), "{t}");
+        }
+        assert!(header.ends_with("net err search err"), "{t}");
+        assert!(
+            t.lines().nth(1).unwrap().ends_with("10.0%          -"),
+            "{t}"
+        );
+        assert!(t.contains("no match of latest against best"), "{t}");
+        // With a match, its columns and no such line.
+        let mut gated = rows.clone();
+        gated[1].score_vs_best = Some(0.6);
+        let t = table(&gated);
+        assert!(t.lines().next().unwrap().contains("vs best"), "{t}");
+        assert!(t.contains("60.0%") && !t.contains("no match of"), "{t}");
     }
 
     #[test]
