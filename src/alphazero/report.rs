@@ -11,6 +11,9 @@ use crate::arena::grading::GroupResult;
 /// match of latest against best in a run that plays none (a line under the table says so), the
 /// benchmark in a run without one.
 pub fn table(rows: &[IterationRow]) -> String {
+    if rows.is_empty() {
+        return "no stage of an iteration recorded yet\n".into();
+    }
     let any = |has: fn(&IterationRow) -> bool| rows.iter().any(has);
     let matches = any(|r| r.score_vs_best.is_some());
     let columns: Vec<Column> = [
@@ -297,6 +300,7 @@ mod tests {
         let t = table(&gated);
         assert!(t.lines().next().unwrap().contains("vs best"), "{t}");
         assert!(t.contains("60.0%") && !t.contains("no match of"), "{t}");
+        assert_eq!(table(&[]), "no stage of an iteration recorded yet\n");
     }
 
     #[test]
