@@ -485,6 +485,77 @@ fn strength_script_gathers_the_plain_commands_figures() {
     assert_eq!(code, Some(1));
 }
 
+/// `scripts/shared-mistakes`: each player graded by the plain `zero accuracy` call, and the
+/// positions they miss listed with the moves that keep their value.
+#[test]
+fn shared_mistakes_script_lists_the_positions_players_miss() {
+    // The solver's book in a directory of the test's own, so that the clone's cache is not grown.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data/connect4");
+    std::fs::create_dir_all(&data).unwrap();
+    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/data/connect4/book-4.bin");
+    std::fs::copy(book, data.join("book-4.bin")).unwrap();
+    let solver_data = data.to_str().expect("a UTF-8 temporary path");
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/connect4/Test_L3_R1"
+    );
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/shared-mistakes");
+    let zero_bin = env!("CARGO_BIN_EXE_zero");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["minimax:2", "random", "--file", file, "--limit", "20"];
+        args.extend_from_slice(&["--zero", zero_bin, "--data", solver_data]);
+        args.extend_from_slice(extra);
+        Command::new(script)
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .expect("the script runs")
+    };
+    let out = run(&["--at-least", "1", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let mut total = 0;
+    for (k, player) in ["minimax:2", "random"].into_iter().enumerate() {
+        let direct = Command::new(zero_bin)
+            .args(["accuracy", player, file, "--limit", "20", "--json"])
+            .args(["--data", solver_data])
+            .current_dir(dir.path())
+            .output()
+            .expect("zero runs");
+        let direct: serde_json::Value = serde_json::from_slice(&direct.stdout).unwrap();
+        assert_eq!(got["graded"][k]["mistakes"], direct["mistakes"], "{player}");
+        total += direct["mistakes"].as_u64().unwrap();
+    }
+    // With --at-least 1 every mistake is listed, once a position.
+    let shared = got["shared"].as_array().expect("shared");
+    let listed: u64 = shared
+        .iter()
+        .map(|s| s["missed_by"].as_u64().unwrap())
+        .sum();
+    assert!(total > 0 && listed == total, "{got}");
+    for s in shared {
+        let keep: Vec<&str> = s["keeping_moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert!(!keep.is_empty(), "{s}");
+        for played in s["played"].as_object().unwrap().keys() {
+            assert!(!keep.contains(&played.as_str()), "{s}");
+        }
+    }
+    // A threshold above the number of players is refused.
+    let out = run(&["--at-least", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--at-least must be from 1 to"));
+}
+
 #[test]
 fn grade_counts_mistakes_on_the_evaluation_set() {
     let grade = |args: &[&str]| -> serde_json::Value {
