@@ -398,18 +398,25 @@ fn accuracy_grades_players_against_the_solver_labels() {
     );
 }
 
-/// `scripts/strength`: the battery in one command, each figure that of the plain
-/// `zero accuracy` / `zero arena` call it names, checked against its target.
-#[test]
-fn strength_script_gathers_the_plain_commands_figures() {
-    // The solver's opening book in a directory of the test's own (the script's default is the
-    // clone's data/connect4, whose cache a test should not grow); the plain calls find it in
-    // data/connect4 under their working directory, as from the repository.
+/// A directory of the test's own with the solver's opening book in its data/connect4 (the
+/// scripts' default is the clone's data/connect4, whose cache a test should not grow): the
+/// directory, and the book's.
+fn solver_book_dir() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data/connect4");
     std::fs::create_dir_all(&data).unwrap();
     let book = concat!(env!("CARGO_MANIFEST_DIR"), "/data/connect4/book-4.bin");
     std::fs::copy(book, data.join("book-4.bin")).unwrap();
+    (dir, data)
+}
+
+/// `scripts/strength`: the battery in one command, each figure that of the plain
+/// `zero accuracy` / `zero arena` call it names, checked against its target.
+#[test]
+fn strength_script_gathers_the_plain_commands_figures() {
+    // The plain calls find the book in data/connect4 under their working directory, as from
+    // the repository.
+    let (dir, data) = solver_book_dir();
     let json = |program: &str, args: &[&str]| -> (Option<i32>, serde_json::Value) {
         let out = Command::new(program)
             .args(args)
@@ -489,12 +496,7 @@ fn strength_script_gathers_the_plain_commands_figures() {
 /// positions they miss listed with the moves that keep their value.
 #[test]
 fn shared_mistakes_script_lists_the_positions_players_miss() {
-    // The solver's book in a directory of the test's own, so that the clone's cache is not grown.
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data/connect4");
-    std::fs::create_dir_all(&data).unwrap();
-    let book = concat!(env!("CARGO_MANIFEST_DIR"), "/data/connect4/book-4.bin");
-    std::fs::copy(book, data.join("book-4.bin")).unwrap();
+    let (dir, data) = solver_book_dir();
     let solver_data = data.to_str().expect("a UTF-8 temporary path");
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
