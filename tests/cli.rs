@@ -607,7 +607,6 @@ fn evalset_writes_a_set_the_grading_reads() {
         root_values: vec![0.0; 12],
         outcome: 0,
         trains_from: 0,
-        surprises: Vec::new(),
         random_plies: 0,
     };
     zero::alphazero::records::write_chunk(&data, "connect4", 1, &[0], &[game]).unwrap();
@@ -789,27 +788,32 @@ fn stages_in_shards_end_as_the_whole_stages_do() {
     assert!(compare.status.success(), "{said}");
 }
 
-/// `--policy-surprise` is checked, then kept in the run's settings; a resumed run refuses
-/// another share.
+/// A run started by an earlier version with a setting since removed turned on is refused,
+/// naming the setting, and its files are left as they were; `--policy-surprise`, one of those
+/// settings, is no option any more.
 #[test]
-fn a_policy_surprise_share_is_a_checked_setting_of_the_run() {
+fn a_run_with_a_removed_setting_turned_on_is_refused_by_name() {
     let tmp = tempfile::tempdir().unwrap();
+    let golden = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/golden/d6edf29-connect4-tiny/models/connect4/run.json");
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(golden).unwrap()).unwrap();
+    old["policy_surprise_share"] = serde_json::json!(0.5);
+    let run_dir = tmp.path().join("models/connect4");
+    std::fs::create_dir_all(&run_dir).unwrap();
+    let written = serde_json::to_string_pretty(&old).unwrap();
+    std::fs::write(run_dir.join("run.json"), &written).unwrap();
     let m = tmp.path().join("models").to_string_lossy().into_owned();
     let d = tmp.path().join("data").to_string_lossy().into_owned();
-    let setup = |share: &'static str| {
-        let mut v = vec!["cycle", "--iterations", "0", "--preset", "tiny"];
-        v.extend(["--policy-surprise", share, "--models", &m, "--data", &d]);
-        v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
-    };
-    fn args(v: &[String]) -> Vec<&str> {
-        v.iter().map(String::as_str).collect()
-    }
-    fails_with(&args(&setup("1.5")), "not a share from 0 to 1");
-    fails_with(&args(&setup("half")), "not a share from 0 to 1");
-    let (code, _, err) = zero(&args(&setup("0.5")));
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(saved_run(tmp.path())["policy_surprise_share"], 0.5);
-    fails_with(&args(&setup("0.25")), "policy_surprise_share");
+    let args = ["cycle", "--iterations", "1", "--models", &m, "--data", &d];
+    fails_with(&args, "`policy_surprise_share` (0.5)");
+    fails_with(&args, "d6edf29");
+    let kept = std::fs::read_to_string(run_dir.join("run.json")).unwrap();
+    assert_eq!(kept, written);
+    assert!(!run_dir.join("state.json").exists());
+    let mut option = args.to_vec();
+    option.extend(["--policy-surprise", "0.5"]);
+    fails_with(&option, "--policy-surprise");
 }
 
 /// `--reanalyse` is checked, kept in the run's settings, and reported by training; a resumed
@@ -832,7 +836,7 @@ fn reanalysis_is_a_checked_setting_of_the_run() {
     fails_with(&args(&run("0", "many")), "--reanalyse");
     let (code, out, err) = zero(&args(&run("2", "20")));
     assert_eq!(code, 0, "{err}");
-    assert_eq!(saved_run(tmp.path())["reanalyse_positions"], 20);
+    assert_eq!(saved_run(tmp.path())["research"]["reanalyse_positions"], 20);
     let reanalysed: Vec<serde_json::Value> = out
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -874,9 +878,9 @@ fn a_playout_cap_is_a_checked_setting_of_the_run() {
     let (code, _, err) = zero(&args(&setup("0.25:8")));
     assert_eq!(code, 0, "{err}");
     let run = saved_run(tmp.path());
-    assert_eq!(run["playout_cap"]["full_fraction"], 0.25);
-    assert_eq!(run["playout_cap"]["fast_sims"], 8);
-    fails_with(&args(&setup("off")), "playout_cap: {");
+    assert_eq!(run["research"]["playout_cap"]["full_fraction"], 0.25);
+    assert_eq!(run["research"]["playout_cap"]["fast_sims"], 8);
+    fails_with(&args(&setup("off")), "research: {\"playout_cap\"");
 }
 
 /// The settings a Connect Four run under `dir/models` saved.

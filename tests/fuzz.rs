@@ -36,14 +36,15 @@ use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseResult, TestRunner};
 
-use zero::alphazero::config::{ForkMove, GradeConfig, LearningRateDrop, OpeningSims, RunConfig};
+use zero::alphazero::config::{
+    ForkMove, GradeConfig, LearningRateDrop, PlayoutCap, Research, RunConfig,
+};
 use zero::alphazero::metrics::{
     parse_metrics, EvaluateRecord, SelfPlayRecord, StageRecord, TrainRecord,
 };
 use zero::alphazero::records::{decode_chunk, encode_chunk, GameRecord};
 use zero::alphazero::selfplay::GameResults;
 use zero::alphazero::state::{RunState, Stage};
-use zero::alphazero::value_bootstrap::ValueBootstrap;
 use zero::arena::grading::{small_game_set, EvalSet, GradeResult, GroupResult, CONNECT4_EVALSET};
 use zero::arena::MatchResult;
 use zero::core::files::{parse_json, Format};
@@ -1053,42 +1054,13 @@ fn fuzz_search_kind() {
 
 fn arch() -> impl Strategy<Value = Arch> {
     prop_oneof![
-        (
-            any::<usize>(),
-            any::<usize>(),
-            any::<usize>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>(),
-            any::<bool>()
-        )
-            .prop_map(
-                |(
-                    blocks,
-                    filters,
-                    value_channels,
-                    board_head,
-                    wdl,
-                    squeeze_excite,
-                    opponent,
-                    soft,
-                    threats,
-                )| {
-                    Arch::Resnet {
-                        blocks,
-                        filters,
-                        value_channels,
-                        board_head,
-                        wdl,
-                        squeeze_excite,
-                        opponent_policy_head: opponent,
-                        soft_policy_head: soft,
-                        line_threats: threats,
-                    }
-                }
-            ),
+        (any::<usize>(), any::<usize>(), any::<bool>()).prop_map(|(blocks, filters, wdl)| {
+            Arch::Resnet {
+                blocks,
+                filters,
+                wdl,
+            }
+        }),
         any::<usize>().prop_map(|channels| Arch::AzgConv { channels }),
     ]
 }
@@ -1163,24 +1135,15 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
             chunk_games: b.0,
             temperature_plies: b.1,
             random_opening_plies: b.1 / 2,
-            random_opening_share: c.3 as f64,
-            random_opening_search_value: !e.3,
             fork_share: d.0,
             fork_plies: b.1 / 3,
-            fork_line_search_value: e.3,
             fork_move: match d.1 % 3 {
                 0 => ForkMove::Uniform,
                 1 => ForkMove::Policy,
                 _ => ForkMove::Mixed(c.3 as f64),
             },
-            root_noise_plies: e.3.then_some(b.1),
             mcts: b.2,
             precision: if e.3 { Precision::Bf16 } else { Precision::F32 },
-            playout_cap: None,
-            opening_sims: e.3.then_some(OpeningSims {
-                plies: b.1,
-                sims: a.3,
-            }),
             train_steps: b.3,
             batch_size: b.4,
             learning_rate: c.0,
@@ -1193,24 +1156,8 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
                 Vec::new()
             },
             weight_decay: c.1,
-            decoupled_weight_decay: !e.3,
-            weight_average_steps: d.3,
-            carry_adam_moments: e.3,
             window: c.2,
             value_target_mix: c.3,
-            value_bootstrap: match (e.3, d.1 % 3) {
-                (_, 0) => None,
-                (true, _) => Some(ValueBootstrap::Greedy),
-                (false, _) => Some(ValueBootstrap::Lambda(c.3)),
-            },
-            value_discount: (d.1 % 2 == 0).then_some(c.3),
-            position_averaging: e.3,
-            policy_surprise_share: c.1,
-            reanalyse_positions: b.3 / 2,
-            board_loss_weight: c.3,
-            opponent_policy_loss_weight: c.3,
-            soft_policy_loss_weight: c.3,
-            value_loss_weight: c.3,
             eval_games: c.4,
             eval_sims: c.5,
             promote_threshold: d.0,
@@ -1223,6 +1170,13 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
                 search_positions: e.1,
             },
             seed: e.2,
+            research: Research {
+                playout_cap: e.3.then_some(PlayoutCap {
+                    full_fraction: c.1,
+                    fast_sims: b.1,
+                }),
+                reanalyse_positions: b.3 / 2,
+            },
         })
 }
 
@@ -1240,8 +1194,8 @@ const CONFIG_TOKENS: &[&str] = &[
     "\"search\":\"gumbel\"",
     "\"grade\":",
     "\"learning_rate_drops\":",
-    "\"policy_surprise_share\":",
-    "\"value_bootstrap\":{\"lambda\":",
+    "\"research\":",
+    "\"playout_cap\":",
     "\"benchmark\":",
     "\"seed\":",
     "\"iteration\":",
@@ -1259,7 +1213,7 @@ fn json_tokens() -> &'static [&'static str] {
 #[test]
 fn fuzz_run_json() {
     let mut seeds = Vec::new();
-    for preset in ["cpu", "gpu", "tiny", "material"] {
+    for preset in ["cpu", "gpu", "tiny", "long"] {
         for game in [GameKind::Connect4, GameKind::TicTacToe, GameKind::Othello4] {
             let mut cfg = RunConfig::preset(preset, game, false).unwrap();
             cfg.benchmark = Some("minimax:4".into());
@@ -1408,9 +1362,6 @@ fn stage_record() -> impl Strategy<Value = StageRecord> {
                 steps,
                 policy_loss: f.0,
                 value_loss: f.1,
-                board_loss: (iteration % 2 == 1).then_some(f.0),
-                opponent_policy_loss: (iteration % 3 == 1).then_some(f.0),
-                soft_policy_loss: (iteration % 5 == 1).then_some(f.1),
                 reanalysed: (iteration % 3 == 1).then_some(steps),
                 reanalyse_seconds: (iteration % 3 == 1).then_some(f.2),
                 seconds: f.2,
@@ -1542,11 +1493,6 @@ fn game_record() -> impl Strategy<Value = GameRecord> {
             root_values,
             outcome: outcome.rem_euclid(3) - 1,
             trains_from: salt % (plies as u32 + 1),
-            // Recorded, or not (records from before policy surprises).
-            surprises: match salt % 2 {
-                0 => (0..plies).map(|i| ((i as u32 ^ salt) % 5) as f32).collect(),
-                _ => Vec::new(),
-            },
             random_plies: salt % 5,
         }
     })

@@ -384,68 +384,6 @@ fn interrupted_training_resumes_exactly() {
     assert!(e.contains("unusable") && e.contains("shape"), "{e}");
 }
 
-/// With a weight average, the trained network is the average (not the last step's weights),
-/// and training stopped midway resumes it from the checkpoint exactly.
-#[test]
-fn training_with_a_weight_average_resumes_exactly() {
-    use zero::alphazero::train::train;
-    let tmp = tempfile::tempdir().unwrap();
-    let (mut cfg, samples) = tictactoe_trainee(40);
-    let mut last_step = tictactoe_net_seeded(&cfg, 1);
-    train::<TicTacToe>(&cfg, &mut last_step, &samples, 7, None, false).unwrap();
-    cfg.weight_average_steps = 10;
-    let new_net = |seed| tictactoe_net_seeded(&cfg, seed);
-    let mut whole = new_net(1);
-    train::<TicTacToe>(&cfg, &mut whole, &samples, 7, None, false).unwrap();
-    assert_ne!(weights(&whole), weights(&last_step));
-
-    let mut ck = checkpointing(tmp.path().join("train-checkpoint.safetensors"), 1, Some(15));
-    let mut first = new_net(1);
-    train::<TicTacToe>(&cfg, &mut first, &samples, 7, Some(&ck), false).expect_err("stops at 15");
-    ck.stop_after = None;
-    let mut resumed = new_net(2);
-    train::<TicTacToe>(&cfg, &mut resumed, &samples, 7, Some(&ck), false).unwrap();
-    assert_eq!(weights(&resumed), weights(&whole));
-    // The finished stage's checkpoint holds the average: training again is a no-op.
-    let mut again = new_net(3);
-    train::<TicTacToe>(&cfg, &mut again, &samples, 7, Some(&ck), false).unwrap();
-    assert_eq!(weights(&again), weights(&whole));
-}
-
-/// With `carry_adam_moments`, an iteration's training starts from the moments and step count
-/// the last iteration's finished with (its checkpoint's), and from zero without it or when no
-/// earlier iteration left a checkpoint.
-#[test]
-fn adam_carries_its_moments_into_the_next_iteration_when_asked() {
-    use zero::alphazero::train::train;
-    let tmp = tempfile::tempdir().unwrap();
-    let (cfg, samples) = tictactoe_trainee(20);
-    let adam_t = |path: &std::path::Path| {
-        let bytes = std::fs::read(path).unwrap();
-        let (named, _) = zero::nn::tensors::from_safetensors_bytes(&bytes).unwrap();
-        let t = named.iter().find(|(n, _)| n == "state.adam_t").unwrap();
-        t.1.double_value(&[0]) as u64
-    };
-    // Two iterations, the second trained from the first's network; its final weights.
-    let two_iterations = |carry: bool, path: &str| {
-        let cfg = RunConfig {
-            carry_adam_moments: carry,
-            ..cfg.clone()
-        };
-        let mut net = tictactoe_net_seeded(&cfg, 1);
-        let mut ck = checkpointing(tmp.path().join(path), 1, None);
-        train::<TicTacToe>(&cfg, &mut net, &samples, 7, Some(&ck), false).unwrap();
-        assert_eq!(adam_t(&ck.path), 20, "no iteration before the first");
-        ck.iteration = 2;
-        train::<TicTacToe>(&cfg, &mut net, &samples, 8, Some(&ck), false).unwrap();
-        (adam_t(&ck.path), weights(&net))
-    };
-    let (fresh_t, fresh) = two_iterations(false, "fresh.safetensors");
-    let (carried_t, carried) = two_iterations(true, "carried.safetensors");
-    assert_eq!((fresh_t, carried_t), (20, 40));
-    assert_ne!(fresh, carried);
-}
-
 /// The self-play tests' tic-tac-toe network: `cfg`'s shape, fixed first weights.
 fn tictactoe_net(cfg: &RunConfig) -> Net {
     tictactoe_net_seeded(cfg, 7)
@@ -517,7 +455,7 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
     cfg.games = 40;
     cfg.chunk_games = 10;
     cfg.parallel_games = 5;
-    cfg.playout_cap = Some(PlayoutCap {
+    cfg.research.playout_cap = Some(PlayoutCap {
         full_fraction: 0.25,
         fast_sims: 2,
     });
@@ -546,37 +484,6 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
     assert!(
         (0.15..0.35).contains(&share),
         "{full} of {plies} plies searched fully"
-    );
-}
-
-/// Self-play records how much each full search's policy surprised the network, and a cheap
-/// search (no policy target) as 0.
-#[test]
-fn self_play_records_a_policy_surprise_a_ply() {
-    use zero::alphazero::config::PlayoutCap;
-    let games = tictactoe_self_play(20, |cfg| {
-        cfg.playout_cap = Some(PlayoutCap {
-            full_fraction: 0.5,
-            fast_sims: 2,
-        })
-    });
-    let (mut surprised, mut cheap) = (0, 0);
-    for g in &games {
-        assert_eq!(g.surprises.len(), g.moves.len());
-        for (s, p) in g.surprises.iter().zip(g.policies.chunks(9)) {
-            assert!(s.is_finite() && *s >= 0.0, "{s}");
-            if p.iter().all(|&x| x == 0.0) {
-                assert_eq!(*s, 0.0);
-                cheap += 1;
-            } else {
-                surprised += usize::from(*s > 0.01);
-            }
-        }
-    }
-    // An untrained network's prior is far from the searches' visit counts.
-    assert!(
-        surprised > 20 && cheap > 0,
-        "{surprised} surprised, {cheap} cheap"
     );
 }
 
@@ -638,37 +545,12 @@ fn forked_games_leave_the_main_line_once_and_train_after_it() {
         forks.len() >= 3 && clear_forks >= 20,
         "{forks:?}, {clear_forks}"
     );
-    let samples = samples_from::<TicTacToe>(&games, 0.0, false);
+    let samples = samples_from::<TicTacToe>(&games, 0.0);
     let after: usize = games
         .iter()
         .map(|g| g.moves.len() - g.trains_from as usize)
         .sum();
     assert_eq!(samples.len(), after);
-}
-
-/// Root noise only in a game's first plies (`root_noise_plies`): past them every move is the
-/// noise-free search's, so games that open with the same move nearly all play the same game
-/// (not quite all: a search's tree also depends on which positions the worker's cache holds
-/// already); with noise on every move nearly every game differs.
-#[test]
-fn root_noise_stops_after_its_plies() {
-    use std::collections::HashSet;
-    use zero::search::mcts::SearchKind;
-    // The first moves, and the distinct games, of 40 games.
-    let spread = |noise_plies: Option<u32>| {
-        let games = tictactoe_self_play(40, |cfg| {
-            cfg.mcts.search = SearchKind::Gumbel;
-            cfg.mcts.gumbel_scale = 1.0;
-            cfg.root_noise_plies = noise_plies;
-        });
-        let firsts: HashSet<u8> = games.iter().map(|g| g.moves[0]).collect();
-        let distinct: HashSet<Vec<u8>> = games.into_iter().map(|g| g.moves).collect();
-        (firsts.len(), distinct.len())
-    };
-    let (first_moves, games) = spread(Some(1));
-    let (all_first_moves, all_games) = spread(None);
-    assert!(first_moves >= 5 && all_first_moves >= 5);
-    assert!(all_games >= 3 * games, "{all_games} against {games}");
 }
 
 /// Random opening plies: the first plies of self-play are drawn uniformly from the legal moves
@@ -717,7 +599,7 @@ fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_coun
     assert!(older > 50, "{older}");
     // Another network than self-play's, so that its searches differ.
     let net = tictactoe_net_seeded(&cfg, 8);
-    cfg.reanalyse_positions = 30;
+    cfg.research.reanalyse_positions = 30;
     let mut runs = Vec::new();
     for workers in [1, 2] {
         cfg.workers = workers;
@@ -753,7 +635,7 @@ fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_coun
         assert_eq!(r.moves.len(), r.root_values.len());
     }
     // Asking for more than there are reanalyses them all.
-    cfg.reanalyse_positions = 1_000_000;
+    cfg.research.reanalyse_positions = 1_000_000;
     let mut records = window.records.clone();
     let r =
         reanalyse_window::<TicTacToe>(&cfg, &net, &mut records, window.older, 5, false).unwrap();
@@ -768,7 +650,7 @@ fn a_reanalysing_cycle_records_what_it_refreshed() {
     let dir = tmp.path();
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.reanalyse_positions = 25;
+    cfg.research.reanalyse_positions = 25;
     run_cycle::<TicTacToe>(&cfg, &paths, 2, None, false, &mut |_| {}).unwrap();
     let trained: Vec<(Option<u64>, bool)> = read_metrics(&paths.metrics())
         .unwrap()

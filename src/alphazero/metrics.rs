@@ -54,15 +54,6 @@ pub struct TrainRecord {
     pub steps: u64,
     pub policy_loss: f64,
     pub value_loss: f64,
-    /// The final-board loss, for a network with that head (absent otherwise).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub board_loss: Option<f64>,
-    /// The opponent-policy loss, for a network with that head (absent otherwise).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub opponent_policy_loss: Option<f64>,
-    /// The soft-policy loss, for a network with that head (absent otherwise).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub soft_policy_loss: Option<f64>,
     /// Positions of the window searched again before training, and the seconds that took
     /// (part of `seconds`), for a run that reanalyses (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -128,9 +119,6 @@ impl StageRecord {
             steps: t.steps,
             policy_loss: t.policy_loss,
             value_loss: t.value_loss,
-            board_loss: t.board_loss,
-            opponent_policy_loss: t.opponent_policy_loss,
-            soft_policy_loss: t.soft_policy_loss,
             reanalysed: t.reanalysis.as_ref().map(|r| r.positions),
             reanalyse_seconds: t.reanalysis.as_ref().map(|r| r.seconds),
             seconds: t.seconds,
@@ -279,10 +267,6 @@ pub struct IterationRow {
     pub selfplay_results: Option<GameResults>,
     pub policy_loss: Option<f64>,
     pub value_loss: Option<f64>,
-    /// The training-only heads' losses, for a network with them.
-    pub board_loss: Option<f64>,
-    pub opponent_policy_loss: Option<f64>,
-    pub soft_policy_loss: Option<f64>,
     pub train_seconds: Option<f64>,
     /// Latest's score against best (draws count half).
     pub score_vs_best: Option<f64>,
@@ -327,9 +311,6 @@ pub fn iteration_rows(records: &[StageRecord]) -> Vec<IterationRow> {
             StageRecord::Train(r) => {
                 row.policy_loss = Some(r.policy_loss);
                 row.value_loss = Some(r.value_loss);
-                row.board_loss = r.board_loss;
-                row.opponent_policy_loss = r.opponent_policy_loss;
-                row.soft_policy_loss = r.soft_policy_loss;
                 row.train_seconds = Some(r.seconds);
                 seconds.insert((r.iteration, "train"), r.seconds);
             }
@@ -377,9 +358,6 @@ mod tests {
             steps: 5,
             policy_loss: 1.0,
             value_loss: 0.5,
-            board_loss: None,
-            opponent_policy_loss: None,
-            soft_policy_loss: None,
             reanalysed: None,
             reanalyse_seconds: None,
             seconds: 2.0,

@@ -20,7 +20,6 @@ use serde::Serialize;
 
 use super::config::RunConfig;
 use super::net_evaluator::NetEvaluator;
-use super::policy_surprise::kl_divergence;
 use super::records::GameRecord;
 use crate::core::progress::{self, Task};
 use crate::core::rng::{item_seed, rng_from_seed, streams, Rng64};
@@ -49,7 +48,6 @@ pub struct Ply {
 pub struct Searched {
     pub policy: Vec<f32>,
     pub root_value: f32,
-    pub surprise: f32,
 }
 
 /// The positions of `records[..older]` (the window's earlier iterations) that train with a
@@ -95,7 +93,7 @@ fn position_at<G: Game>(record: &GameRecord, ply: usize) -> Option<G> {
     (pos.outcome().is_none()).then_some(pos)
 }
 
-/// Reanalyses `cfg.reanalyse_positions` positions of `records[..older]` with `net` before
+/// Reanalyses `cfg.research.reanalyse_positions` positions of `records[..older]` with `net` before
 /// iteration `iteration`'s training and writes the new targets into the records. The run's
 /// reanalysis seed stream for that iteration draws the positions and seeds their searches;
 /// `progress` shows them as a task.
@@ -112,7 +110,7 @@ pub fn reanalyse_window<G: Game>(
     let a = G::NUM_ACTIONS;
     let picked = draw(
         candidates(records, older, a),
-        cfg.reanalyse_positions as usize,
+        cfg.research.reanalyse_positions as usize,
         seed,
     );
     let (plies, positions): (Vec<Ply>, Vec<G>) = picked
@@ -129,9 +127,6 @@ pub fn reanalyse_window<G: Game>(
         r.policies[p.ply * a..(p.ply + 1) * a].copy_from_slice(&s.policy);
         if let Some(v) = r.root_values.get_mut(p.ply) {
             *v = s.root_value;
-        }
-        if let Some(k) = r.surprises.get_mut(p.ply) {
-            *k = s.surprise;
         }
     }
     Ok(Reanalysis {
@@ -217,13 +212,9 @@ pub fn search_positions<G: Game, E: LeafEvaluator<G>>(
             .collect();
         search_lockstep(&mut trees, cfg.sims, eval)?;
         task.inc(trees.len() as u64);
-        out.extend(trees.iter().map(|(t, _)| {
-            let policy = t.policy();
-            Searched {
-                surprise: kl_divergence(&policy, &t.root_priors()),
-                policy,
-                root_value: t.root_value(),
-            }
+        out.extend(trees.iter().map(|(t, _)| Searched {
+            policy: t.policy(),
+            root_value: t.root_value(),
         }));
     }
     Ok(out)
@@ -285,7 +276,6 @@ mod tests {
             root_values: vec![0.5; moves.len()],
             outcome: 0,
             trains_from,
-            surprises: vec![0.0; moves.len()],
             random_plies: 0,
         }
     }
@@ -331,7 +321,6 @@ mod tests {
         let best = |p: &[f32]| (0..p.len()).max_by(|&i, &j| p[i].total_cmp(&p[j]));
         assert_eq!(best(&s[0].policy), Some(3));
         assert_eq!(s[0].root_value, 1.0);
-        assert!(s[0].surprise > 0.0);
         // The same seeds, the same searches, whichever group a position falls in.
         let again = search_positions(&cfg, &mut UniformEvaluator, &[quiet], 1, 3, &silent).unwrap();
         assert_eq!(again[0], s[1]);

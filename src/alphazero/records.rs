@@ -15,12 +15,20 @@ use serde::{Deserialize, Serialize};
 use crate::core::files::{ensure, write_atomic, Format};
 
 /// The self-play chunk: version 2 puts the chunk inside the checked header of [`Format`];
-/// version 3 adds each game's [`GameRecord::trains_from`], version 4 its
-/// [`GameRecord::surprises`], version 5 its [`GameRecord::random_plies`].
+/// version 3 adds each game's [`GameRecord::trains_from`], version 4 its policy surprises,
+/// version 5 its [`GameRecord::random_plies`]; version 6 leaves the surprises out again (their
+/// weighting was not adopted).
 const CHUNK: Format = Format {
     kind: "selfplay-chunk",
-    version: 5,
+    version: 6,
     remedy: "delete it: its games are played again on the next run",
+};
+
+/// Chunks of runs from before the surprises left, still read (their surprises dropped), so
+/// that a run in progress keeps its replay window.
+const CHUNK_V5: Format = Format {
+    version: 5,
+    ..CHUNK
 };
 
 /// Chunks of runs from before the random-ply count, still read (as games without a random
@@ -57,14 +65,35 @@ pub struct GameRecord {
     /// the fork's random move would have the result of a game that left the line as their
     /// value target.
     pub trains_from: u32,
-    /// For each ply, how much the search's policy surprised the network: the KL divergence
-    /// from the root's prior to the policy target ([`super::policy_surprise`]; 0 where the
-    /// ply has no target). Empty in records from before it.
-    pub surprises: Vec<f32>,
     /// The plies this game opened with uniformly at random
     /// ([`super::config::RunConfig::random_opening_plies`]): the positions before them saw
     /// the game go on at random. 0 in records from before it.
     pub random_plies: u32,
+}
+
+/// A game of a version 5 chunk.
+#[derive(Serialize, Deserialize)]
+struct GameRecordV5 {
+    moves: Vec<u8>,
+    policies: Vec<f32>,
+    root_values: Vec<f32>,
+    outcome: i8,
+    trains_from: u32,
+    surprises: Vec<f32>,
+    random_plies: u32,
+}
+
+impl From<GameRecordV5> for GameRecord {
+    fn from(r: GameRecordV5) -> GameRecord {
+        GameRecord {
+            moves: r.moves,
+            policies: r.policies,
+            root_values: r.root_values,
+            outcome: r.outcome,
+            trains_from: r.trains_from,
+            random_plies: r.random_plies,
+        }
+    }
 }
 
 /// A game of a version 4 chunk.
@@ -86,7 +115,6 @@ impl From<GameRecordV4> for GameRecord {
             root_values: r.root_values,
             outcome: r.outcome,
             trains_from: r.trains_from,
-            surprises: r.surprises,
             random_plies: 0,
         }
     }
@@ -110,7 +138,6 @@ impl From<GameRecordV3> for GameRecord {
             root_values: r.root_values,
             outcome: r.outcome,
             trains_from: r.trains_from,
-            surprises: Vec::new(),
             random_plies: 0,
         }
     }
@@ -133,7 +160,6 @@ impl From<GameRecordV2> for GameRecord {
             root_values: r.root_values,
             outcome: r.outcome,
             trains_from: 0,
-            surprises: Vec::new(),
             random_plies: 0,
         }
     }
@@ -148,6 +174,7 @@ struct OldChunk<R> {
     records: Vec<R>,
 }
 
+type ChunkV5 = OldChunk<GameRecordV5>;
 type ChunkV4 = OldChunk<GameRecordV4>;
 type ChunkV3 = OldChunk<GameRecordV3>;
 type ChunkV2 = OldChunk<GameRecordV2>;
@@ -284,6 +311,9 @@ fn read_chunk(path: &Path, game: &str, actions: usize, iteration: u32) -> Result
 
 /// A chunk of an older version, if the bytes are one.
 fn old_chunk(path: &Path, bytes: &[u8]) -> Option<Chunk> {
+    if let Ok(old) = CHUNK_V5.decode_value::<ChunkV5>(path, bytes) {
+        return Some(old.into());
+    }
     if let Ok(old) = CHUNK_V4.decode_value::<ChunkV4>(path, bytes) {
         return Some(old.into());
     }
@@ -341,8 +371,8 @@ fn chunk_from_bytes(
     Ok(chunk)
 }
 
-/// Checks that a chunk's game `index` is whole: its moves among the game's `actions`, a policy,
-/// a root value and (when kept) a surprise a move, each a number in its range, the ply its
+/// Checks that a chunk's game `index` is whole: its moves among the game's `actions`, a policy
+/// and a root value a move, each a number in its range, the ply its
 /// training starts from within the game, and a result.
 fn check_record(path: &Path, index: u64, r: &GameRecord, actions: usize) -> Result<()> {
     let check = |condition: bool, problem: &str| ensure(&CHUNK, path, condition, problem);
@@ -373,17 +403,6 @@ fn check_record(path: &Path, index: u64, r: &GameRecord, actions: usize) -> Resu
     check(
         r.root_values.iter().all(|v| v.is_finite()),
         &problem("a root value is not a number"),
-    )?;
-    check(
-        r.surprises.is_empty() || r.surprises.len() == plies,
-        &problem(&format!(
-            "{} policy surprises for {plies} moves",
-            r.surprises.len()
-        )),
-    )?;
-    check(
-        r.surprises.iter().all(|s| s.is_finite() && *s >= 0.0),
-        &problem("a policy surprise is negative or not a number"),
     )?;
     check(
         r.trains_from as usize <= plies,
@@ -448,7 +467,6 @@ mod tests {
             root_values: vec![0.1; plies],
             outcome: 0,
             trains_from: 0,
-            surprises: vec![0.25; plies],
             random_plies: 2,
         }
     }
@@ -492,7 +510,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let dir = dir.path();
         let r = GameRecord {
-            surprises: Vec::new(),
             random_plies: 0,
             ..record(3, 7)
         };
@@ -529,7 +546,6 @@ mod tests {
         let dir = dir.path();
         let r = GameRecord {
             trains_from: 1,
-            surprises: Vec::new(),
             random_plies: 0,
             ..record(3, 7)
         };
@@ -572,10 +588,37 @@ mod tests {
                 root_values: r.root_values.clone(),
                 outcome: r.outcome,
                 trains_from: r.trains_from,
-                surprises: r.surprises.clone(),
+                surprises: vec![0.25; 3],
             }],
         };
         CHUNK_V4
+            .save(&iteration_dir(dir, 1).join("chunk-000002.bin"), &old)
+            .unwrap();
+        let new = record(2, 7);
+        write_chunk(dir, "connect4", 1, &[0], std::slice::from_ref(&new)).unwrap();
+        assert_eq!(read_iteration(dir, "connect4", 7, 1).unwrap(), [new, r]);
+    }
+
+    #[test]
+    fn chunks_of_version_5_are_read_without_their_surprises() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let r = record(3, 7);
+        let old = ChunkV5 {
+            game: "connect4".into(),
+            iteration: 1,
+            indices: vec![2],
+            records: vec![GameRecordV5 {
+                moves: r.moves.clone(),
+                policies: r.policies.clone(),
+                root_values: r.root_values.clone(),
+                outcome: r.outcome,
+                trains_from: r.trains_from,
+                surprises: vec![0.25; 3],
+                random_plies: r.random_plies,
+            }],
+        };
+        CHUNK_V5
             .save(&iteration_dir(dir, 1).join("chunk-000002.bin"), &old)
             .unwrap();
         let new = record(2, 7);
@@ -630,20 +673,6 @@ mod tests {
                     ..good.clone()
                 },
                 "it trains from ply 3 of 2",
-            ),
-            (
-                GameRecord {
-                    surprises: vec![0.5],
-                    ..good.clone()
-                },
-                "1 policy surprises for 2 moves",
-            ),
-            (
-                GameRecord {
-                    surprises: vec![0.5, -1.0],
-                    ..good.clone()
-                },
-                "a policy surprise is negative",
             ),
         ];
         for (i, (bad, problem)) in cases.into_iter().enumerate() {

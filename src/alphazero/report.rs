@@ -24,18 +24,6 @@ pub fn table(rows: &[IterationRow]) -> String {
         (true, Column::new("policy", 8, |r| fixed(r.policy_loss, 3))),
         (true, Column::new("value", 8, |r| fixed(r.value_loss, 3))),
         (
-            any(|r| r.board_loss.is_some()),
-            Column::new("board", 8, |r| fixed(r.board_loss, 3)),
-        ),
-        (
-            any(|r| r.opponent_policy_loss.is_some()),
-            Column::new("opp pol", 8, |r| fixed(r.opponent_policy_loss, 3)),
-        ),
-        (
-            any(|r| r.soft_policy_loss.is_some()),
-            Column::new("soft pol", 8, |r| fixed(r.soft_policy_loss, 3)),
-        ),
-        (
             matches,
             Column::new("vs best", 8, |r| percent(r.score_vs_best)),
         ),
@@ -240,34 +228,19 @@ mod tests {
     }
 
     #[test]
-    fn the_training_only_heads_losses_get_columns_only_where_reported() {
+    fn losses_of_heads_no_longer_built_in_an_old_log_are_read_past() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("metrics.jsonl");
-        std::fs::write(&path, metrics()).unwrap();
-        let plain = table(&iteration_rows(&read_metrics(&path).unwrap()));
-        assert!(
-            !plain.contains("opp pol") && !plain.contains("board"),
-            "{plain}"
-        );
-        let with_head = metrics().replace(
+        let old = metrics().replace(
             "\"value_loss\":0.5",
             "\"value_loss\":0.5,\"opponent_policy_loss\":1.234",
         );
-        assert_ne!(with_head, metrics());
-        std::fs::write(&path, with_head).unwrap();
+        assert_ne!(old, metrics());
+        std::fs::write(&path, old).unwrap();
         let rows = iteration_rows(&read_metrics(&path).unwrap());
-        assert_eq!(rows[0].opponent_policy_loss, Some(1.234));
-        assert_eq!(rows[0].board_loss, None);
+        assert_eq!(rows[0].value_loss, Some(0.5));
         let t = table(&rows);
-        let header = t.lines().next().unwrap();
-        assert!(
-            header.contains("opp pol") && !header.contains("board"),
-            "{t}"
-        );
-        assert!(t.lines().nth(1).unwrap().contains("1.234"), "{t}");
-        // Every row keeps the header's columns: iteration 2, without training, shows `-`.
-        let widths: Vec<usize> = t.lines().take(3).map(str::len).collect();
-        assert_eq!(widths[0], widths[1], "{t}");
+        assert!(!t.contains("1.234") && !t.contains("opp pol"), "{t}");
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub fn stage_train<G: Game>(
     let mut window = window_records::<G>(cfg, &paths.data, iteration)?;
     // Before the threads go to training: the searches run as self-play's do. Not for a
     // network this stage trained already (training is then a no-op).
-    let reanalysis = (cfg.reanalyse_positions > 0 && !trained_before)
+    let reanalysis = (cfg.research.reanalyse_positions > 0 && !trained_before)
         .then(|| {
             let records = &mut window.records;
             reanalyse_window::<G>(cfg, &net, records, window.older, iteration, progress)

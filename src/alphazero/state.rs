@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::config::RunConfig;
+use super::legacy_config;
 use super::paths::RunPaths;
-use crate::core::files::{read_json, remove_temporaries, write_json};
+use crate::core::files::{parse_json, read_json, remove_temporaries, write_json};
 use crate::core::lock::DirLock;
 
 /// The stages of an iteration, in the order they run.
@@ -41,13 +42,13 @@ impl RunState {
 /// Loads the run's saved configuration, or saves `cfg` as it for a new run. A resumed run
 /// keeps its settings; asking for other ones is an error rather than a silent mix.
 pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<RunConfig> {
-    let saved = read_json::<RunConfig>(&paths.config())?;
+    let saved = read_run_config(paths)?;
     ensure_runnable(paths, saved.as_ref(), cfg)?;
     match saved {
         Some(saved) if explicit && saved != *cfg => bail!(
             "{} holds a run with other settings ({}); resume it without the options that change \
-             them (--preset, --seed, --search, --playout-cap, --policy-surprise, --reanalyse, \
-             --chunk-games, --benchmark), or use another --models/--data directory",
+             them (--preset, --seed, --search, --playout-cap, --reanalyse, --chunk-games, \
+             --benchmark), or use another --models/--data directory",
             paths.models.display(),
             differences(&saved, cfg).join("; ")
         ),
@@ -57,6 +58,19 @@ pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<Run
             Ok(cfg.clone())
         }
     }
+}
+
+/// The run's saved settings (`run.json`), if it has any; one written by an earlier version
+/// is read as [`legacy_config::upgrade`] says.
+pub fn read_run_config(paths: &RunPaths) -> Result<Option<RunConfig>> {
+    let path = paths.config();
+    let Some(saved) = read_json::<Value>(&path)? else {
+        return Ok(None);
+    };
+    let settings =
+        legacy_config::upgrade(saved).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let bytes = serde_json::to_vec(&settings)?;
+    parse_json(&path, &bytes).map(Some)
 }
 
 /// Fails, naming each setting and its range, when the saved settings (a `run.json` edited by

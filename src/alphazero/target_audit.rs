@@ -16,7 +16,7 @@ use rand::seq::SliceRandom;
 use serde::Serialize;
 
 use super::records::GameRecord;
-use super::samples::{ply_results, replay_legal, value_targets, ValueTarget};
+use super::samples::{ply_results, replay_legal, value_targets};
 use crate::arena::for_each_item;
 use crate::core::progress;
 use crate::core::rng::rng_from_seed;
@@ -65,21 +65,14 @@ pub struct GroupAudit {
 /// by `seed` (a position that several games reached counts once, with the first drawn).
 pub fn draw_positions<G: Game>(
     records: &[GameRecord],
-    target: ValueTarget,
+    mix: f32,
     per_group: usize,
     seed: u64,
 ) -> Vec<AuditedPosition<G>> {
     let mut candidates: Vec<(usize, usize)> = records
         .iter()
         .enumerate()
-        .flat_map(|(g, r)| {
-            let first = if target.search_before_fork {
-                0
-            } else {
-                r.trains_from as usize
-            };
-            (first..r.moves.len()).map(move |ply| (g, ply))
-        })
+        .flat_map(|(g, r)| (r.trains_from as usize..r.moves.len()).map(move |ply| (g, ply)))
         .collect();
     candidates.shuffle(&mut rng_from_seed(seed));
     let mut taken = [0usize; PLY_GROUPS.len()];
@@ -104,7 +97,7 @@ pub fn draw_positions<G: Game>(
         taken[group] += 1;
         let (results, targets) = targets_of
             .entry(g)
-            .or_insert_with(|| (ply_results(r), value_targets(r, target, G::NUM_ACTIONS)));
+            .or_insert_with(|| (ply_results(r), value_targets(r, mix)));
         out.push(AuditedPosition {
             position,
             group,
@@ -213,13 +206,8 @@ mod tests {
             root_values,
             outcome,
             trains_from: 0,
-            surprises: Vec::new(),
             random_plies: 0,
         }
-    }
-
-    fn result_target() -> ValueTarget {
-        ValueTarget::mixed(0.0)
     }
 
     #[test]
@@ -227,7 +215,7 @@ mod tests {
         // X takes the top row: 0, 3, 1, 4, 2. Twice, so every position repeats.
         let game = record(&[0, 3, 1, 4, 2], 1, vec![0.1, -0.2, 0.3, -0.4, 0.5]);
         let records = vec![game.clone(), game];
-        let drawn = draw_positions::<TicTacToe>(&records, result_target(), 10, 7);
+        let drawn = draw_positions::<TicTacToe>(&records, 0.0, 10, 7);
         assert_eq!(drawn.len(), 5, "five distinct positions");
         let mut by_ply: Vec<_> = drawn.iter().map(|p| (p.position.ply(), p)).collect();
         by_ply.sort_by_key(|k| k.0);
@@ -242,7 +230,7 @@ mod tests {
     #[test]
     fn a_group_takes_at_most_its_share() {
         let records = vec![record(&[0, 3, 1, 4, 2], 1, vec![0.0; 5])];
-        let drawn = draw_positions::<TicTacToe>(&records, result_target(), 2, 0);
+        let drawn = draw_positions::<TicTacToe>(&records, 0.0, 2, 0);
         assert_eq!(drawn.iter().filter(|p| p.group == 0).count(), 2);
         assert_eq!(drawn.iter().filter(|p| p.group == 1).count(), 1);
     }
@@ -251,7 +239,7 @@ mod tests {
     fn a_damaged_record_gives_only_the_positions_before_its_illegal_move() {
         // The fourth move replays cell 0, taken at the first: positions after it are skipped.
         let records = vec![record(&[0, 3, 1, 0, 2], 1, vec![0.0; 5])];
-        let drawn = draw_positions::<TicTacToe>(&records, result_target(), 10, 3);
+        let drawn = draw_positions::<TicTacToe>(&records, 0.0, 10, 3);
         let mut plies: Vec<usize> = drawn.iter().map(|p| p.position.ply()).collect();
         plies.sort_unstable();
         assert_eq!(plies, vec![0, 1, 2, 3]);
@@ -260,7 +248,7 @@ mod tests {
     #[test]
     fn audit_counts_wrong_readings_and_squared_errors() {
         let records = vec![record(&[0, 3, 1, 4], 0, vec![0.9, 0.0, -0.2, 0.5])];
-        let drawn = draw_positions::<TicTacToe>(&records, result_target(), 10, 0);
+        let drawn = draw_positions::<TicTacToe>(&records, 0.0, 10, 0);
         // Say every position is won for its mover: the drawn result (0) is wrong everywhere;
         // the root values 0.9 and 0.5 read as wins.
         let exact = vec![1; drawn.len()];

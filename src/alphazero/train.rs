@@ -1,9 +1,7 @@
 //! Training: mini-batches of the replay window's positions ([`super::samples`]), each under a
 //! random symmetry of the game; loss = policy cross-entropy + value loss (squared error, or
-//! cross-entropy for a win/draw/loss head) + the auxiliary heads' losses (+ L2 through weight
-//! decay); Adam with a cosine learning rate; a checkpoint to resume from
-//! ([`super::train_checkpoint`]) and, when the run asks, the weights' average
-//! ([`super::weight_average`]).
+//! cross-entropy for a win/draw/loss head) (+ L2 through weight decay); Adam with a cosine
+//! learning rate; a checkpoint to resume from ([`super::train_checkpoint`]).
 
 use std::time::Instant;
 
@@ -12,16 +10,14 @@ use rand::Rng;
 use serde::Serialize;
 use tch::{Kind, Reduction, TchError, Tensor};
 
-use super::adam::{Adam, WeightDecay};
+use super::adam::Adam;
 use super::config::RunConfig;
 use super::reanalyse::Reanalysis;
 use super::samples::Samples;
 pub use super::train_checkpoint::Checkpointing;
 use super::train_checkpoint::{
-    carry_moments, load_checkpoint, maybe_checkpoint, save_checkpoint, InterruptGuard, Losses,
-    Progress, TrainerState,
+    load_checkpoint, maybe_checkpoint, save_checkpoint, InterruptGuard, Losses, Progress,
 };
-use super::weight_average::WeightAverage;
 use crate::core::progress;
 use crate::core::rng::{mix64, rng_from_seed};
 use crate::games::{Game, Symmetry};
@@ -37,42 +33,26 @@ pub struct TrainStats {
     pub steps: u64,
     pub policy_loss: f64,
     pub value_loss: f64,
-    /// The final-board loss (mean squared error a cell), for a network with that head.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub board_loss: Option<f64>,
-    /// The opponent-policy loss (cross-entropy), for a network with that head.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub opponent_policy_loss: Option<f64>,
-    /// The soft-policy loss (cross-entropy), for a network with that head.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub soft_policy_loss: Option<f64>,
     /// The window's positions searched again before training ([`super::reanalyse`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reanalysis: Option<Reanalysis>,
     pub seconds: f64,
 }
 
-/// A mini-batch: inputs, policy targets, value targets, final-board and opponent-policy
-/// targets (each empty for a network without that head), flat, refilled at every step.
+/// A mini-batch: inputs, policy targets and value targets, flat, refilled at every step.
 struct Batch {
     inputs: Vec<f32>,
     policies: Vec<f32>,
     values: Vec<f32>,
-    boards: Vec<f32>,
-    opponent_policies: Vec<f32>,
 }
 
 impl Batch {
-    /// A batch of `size` positions for `net`'s heads.
-    fn new<G: Game>(size: usize, net: &Net) -> Batch {
-        let sized = |has: bool, each: usize| vec![0.0; if has { size * each } else { 0 }];
-        let arch = &net.meta.arch;
+    /// A batch of `size` positions.
+    fn new<G: Game>(size: usize) -> Batch {
         Batch {
             inputs: vec![0.0; size * G::input_size()],
             policies: vec![0.0; size * G::NUM_ACTIONS],
             values: vec![0.0; size],
-            boards: sized(arch.has_board_head(), G::cells()),
-            opponent_policies: sized(arch.has_opponent_policy_head(), G::NUM_ACTIONS),
         }
     }
 }
@@ -86,7 +66,7 @@ fn fill_batch<G: Game>(
     step: u64,
     batch: &mut Batch,
 ) {
-    let (isz, a, cells) = (G::input_size(), G::NUM_ACTIONS, G::cells());
+    let (isz, a) = (G::input_size(), G::NUM_ACTIONS);
     let mut rng = rng_from_seed(mix64(seed ^ step.wrapping_mul(GOLDEN_GAMMA)));
     for b in 0..batch.values.len() {
         let i = samples.draw(&mut rng);
@@ -100,18 +80,6 @@ fn fill_batch<G: Game>(
             &mut batch.policies[b * a..(b + 1) * a],
         );
         batch.values[b] = samples.values[i];
-        if !batch.boards.is_empty() {
-            sym.apply_planes(
-                &samples.boards[i * cells..(i + 1) * cells],
-                &mut batch.boards[b * cells..(b + 1) * cells],
-            );
-        }
-        if !batch.opponent_policies.is_empty() {
-            sym.apply_policy(
-                &samples.opponent_policies[i * a..(i + 1) * a],
-                &mut batch.opponent_policies[b * a..(b + 1) * a],
-            );
-        }
     }
 }
 
@@ -127,8 +95,6 @@ struct BatchTensors {
     inputs: Tensor,
     policies: Tensor,
     values: Tensor,
-    boards: Option<Tensor>,
-    opponent_policies: Option<Tensor>,
 }
 
 fn batch_tensors(net: &Net, batch: &Batch) -> Result<BatchTensors> {
@@ -141,28 +107,10 @@ fn batch_tensors(net: &Net, batch: &Batch) -> Result<BatchTensors> {
         .f_view([bs, s.actions as i64])?
         .f_to_device(device)?;
     let values = Tensor::f_from_slice(&batch.values)?.f_to_device(device)?;
-    let boards = match batch.boards.is_empty() {
-        true => None,
-        false => Some(
-            Tensor::f_from_slice(&batch.boards)?
-                .f_view([bs, (s.height * s.width) as i64])?
-                .f_to_device(device)?,
-        ),
-    };
-    let opponent_policies = match batch.opponent_policies.is_empty() {
-        true => None,
-        false => Some(
-            Tensor::f_from_slice(&batch.opponent_policies)?
-                .f_view([bs, s.actions as i64])?
-                .f_to_device(device)?,
-        ),
-    };
     Ok(BatchTensors {
         inputs,
         policies,
         values,
-        boards,
-        opponent_policies,
     })
 }
 
@@ -171,59 +119,16 @@ struct LossTerms {
     total: Tensor,
     policy: Tensor,
     value: Tensor,
-    board: Option<Tensor>,
-    opponent_policy: Option<Tensor>,
-    soft_policy: Option<Tensor>,
-}
-
-/// The run's weight decay: added to the gradient (L2, as libtorch's Adam), or decoupled
-/// from it (AdamW) when `decoupled_weight_decay` is set.
-fn weight_decay(cfg: &RunConfig) -> WeightDecay {
-    match cfg.decoupled_weight_decay {
-        true => WeightDecay::Decoupled(cfg.weight_decay),
-        false => WeightDecay::L2(cfg.weight_decay),
-    }
-}
-
-/// How a run's settings shape the training loss.
-#[derive(Clone, Copy, Debug)]
-struct LossSettings {
-    /// Some positions may have no policy target (all zero): a playout cap's cheap searches.
-    policy_targets_missing: bool,
-    /// Times the value loss counts in the total (`value_loss_weight`).
-    value_weight: f64,
-    /// Times the final-board loss counts in the total (`board_loss_weight`).
-    board_weight: f64,
-    /// Times the opponent-policy loss counts in the total (`opponent_policy_loss_weight`).
-    opponent_policy_weight: f64,
-    /// Times the soft-policy loss counts in the total (`soft_policy_loss_weight`).
-    soft_policy_weight: f64,
-}
-
-impl LossSettings {
-    fn of(cfg: &RunConfig) -> LossSettings {
-        LossSettings {
-            policy_targets_missing: cfg.playout_cap.is_some(),
-            value_weight: f64::from(cfg.value_loss_weight),
-            board_weight: f64::from(cfg.board_loss_weight),
-            opponent_policy_weight: f64::from(cfg.opponent_policy_loss_weight),
-            soft_policy_weight: f64::from(cfg.soft_policy_loss_weight),
-        }
-    }
 }
 
 /// Policy cross-entropy + value mean squared error, or for a network with a win/draw/loss
 /// value head its cross-entropy ([`wdl_cross_entropy`]; the squared error of its expected
-/// result is still the value loss reported, so that runs compare), counted `value_weight`
-/// times (+ the final-board mean squared error a cell, counted `board_weight` times, and the
-/// opponent-policy cross-entropy, counted `opponent_policy_weight` times, when the batch has
-/// those targets; + the soft-policy cross-entropy, counted `soft_policy_weight` times, for a
-/// network with that head).
-fn loss_terms(net: &Net, t: &BatchTensors, settings: LossSettings) -> Result<LossTerms> {
-    let soft_head = net.meta.arch.has_soft_policy_head();
-    let training_heads = t.boards.is_some() || t.opponent_policies.is_some() || soft_head;
-    let heads = net.forward_heads(&t.inputs, true, training_heads)?;
-    let policy = if settings.policy_targets_missing {
+/// result is still the value loss reported, so that runs compare). Where some positions have
+/// no policy target (`policy_targets_missing`: a research playout cap's cheap searches), the
+/// policy's cross-entropy averages over those that have one.
+fn loss_terms(net: &Net, t: &BatchTensors, policy_targets_missing: bool) -> Result<LossTerms> {
+    let heads = net.forward_heads(&t.inputs, true)?;
+    let policy = if policy_targets_missing {
         policy_cross_entropy_where_targeted(&heads.policy, &t.policies)?
     } else {
         policy_cross_entropy(&heads.policy, &t.policies)?.f_mean(Kind::Float)?
@@ -233,58 +138,12 @@ fn loss_terms(net: &Net, t: &BatchTensors, settings: LossSettings) -> Result<Los
         Some(logits) => wdl_cross_entropy(logits, &t.values)?,
         None => value.shallow_clone(),
     };
-    let mut total = policy.f_add(&value_loss.f_mul_scalar(settings.value_weight)?)?;
-    let board = match (heads.board, &t.boards) {
-        (Some(board), Some(target)) => {
-            let loss = board.f_mse_loss(target, Reduction::Mean)?;
-            total = total.f_add(&loss.f_mul_scalar(settings.board_weight)?)?;
-            Some(loss)
-        }
-        _ => None,
-    };
-    let opponent_policy = match (heads.opponent_policy, &t.opponent_policies) {
-        (Some(logits), Some(target)) => {
-            // A game's last position, and a playout cap's cheap searches, leave no target.
-            let loss = policy_cross_entropy_where_targeted(&logits, target)?;
-            total = total.f_add(&loss.f_mul_scalar(settings.opponent_policy_weight)?)?;
-            Some(loss)
-        }
-        _ => None,
-    };
-    let soft_policy = match heads.soft_policy {
-        Some(logits) => {
-            // Cheap searches' all-zero targets stay zero, and teach nothing here either.
-            let target = soft_policy_target(&t.policies)?;
-            let loss = policy_cross_entropy_where_targeted(&logits, &target)?;
-            total = total.f_add(&loss.f_mul_scalar(settings.soft_policy_weight)?)?;
-            Some(loss)
-        }
-        None => None,
-    };
+    let total = policy.f_add(&value_loss)?;
     Ok(LossTerms {
         total,
         policy,
         value,
-        board,
-        opponent_policy,
-        soft_policy,
     })
-}
-
-/// The power the soft-policy target raises the policy target to: KataGo's temperature of 4.
-const SOFT_POLICY_POWER: f64 = 0.25;
-
-/// The soft-policy targets `[n, actions]` of policy targets: each raised to the power 1/4 and
-/// normalised again (KataGo's auxiliary soft-policy target), so that a move the search gave
-/// 1% weighs about a third of one it gave 60%, not a sixtieth. An all-zero target stays zero.
-fn soft_policy_target(policies: &Tensor) -> Result<Tensor, TchError> {
-    let soft = policies
-        .f_clamp_min(0.0)?
-        .f_pow_tensor_scalar(SOFT_POLICY_POWER)?;
-    let sums = soft
-        .f_sum_dim_intlist(-1, true, Kind::Float)?
-        .f_clamp_min(f64::from(f32::MIN_POSITIVE))?;
-    soft.f_div(&sums)
 }
 
 /// Each position's cross-entropy `[n]` of policy logits `[n, actions]` against targets.
@@ -296,7 +155,7 @@ fn policy_cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor, Tch
 }
 
 /// The policy cross-entropy averaged over the positions that have a target: all-zero targets
-/// (a playout cap's cheap searches, a game's end for the opponent's policy) teach nothing.
+/// (a playout cap's cheap searches) teach nothing.
 fn policy_cross_entropy_where_targeted(
     logits: &Tensor,
     targets: &Tensor,
@@ -324,15 +183,11 @@ fn wdl_cross_entropy(logits: &Tensor, targets: &Tensor) -> Result<Tensor, TchErr
 }
 
 impl LossTerms {
-    /// The losses as numbers (an absent head's 0).
+    /// The losses as numbers.
     fn values(&self) -> Result<Losses> {
-        let or_zero = |t: &Option<Tensor>| t.as_ref().map_or(Ok(0.0), |t| t.f_double_value(&[]));
         Ok(Losses {
             policy: self.policy.f_double_value(&[])?,
             value: self.value.f_double_value(&[])?,
-            board: or_zero(&self.board)?,
-            opponent_policy: or_zero(&self.opponent_policy)?,
-            soft_policy: or_zero(&self.soft_policy)?,
         })
     }
 }
@@ -344,10 +199,10 @@ fn train_step(
     adam: &mut Adam,
     batch: &Batch,
     lr: f64,
-    settings: LossSettings,
+    policy_targets_missing: bool,
 ) -> Result<Losses> {
     let tensors = batch_tensors(net, batch)?;
-    let terms = loss_terms(net, &tensors, settings)?;
+    let terms = loss_terms(net, &tensors, policy_targets_missing)?;
     adam.zero_grad()?;
     terms.total.f_backward()?;
     adam.step(lr)?;
@@ -372,12 +227,11 @@ pub fn train<G: Game>(
     }
     let started = Instant::now();
     let syms = G::symmetries();
-    let heads = auxiliary_heads::<G>(net, samples)?;
-    let (mut state, mut at) = start_or_resume(cfg, net, checkpointing)?;
+    let (mut adam, mut at) = start_or_resume(cfg, net, checkpointing)?;
     let first_step = at.step;
     let _guard = checkpointing.map(|_| InterruptGuard::install());
-    let mut batch = Batch::new::<G>(cfg.batch_size.max(1), net);
-    let loss_settings = LossSettings::of(cfg);
+    let mut batch = Batch::new::<G>(cfg.batch_size.max(1));
+    let targets_missing = cfg.research.playout_cap.is_some();
     let task = progress::task(cfg.train_steps, "steps", progress);
     task.set_position(at.step);
     let mut last_save = Instant::now();
@@ -385,20 +239,17 @@ pub fn train<G: Game>(
         let step = at.step;
         fill_batch::<G>(samples, &syms, seed, step, &mut batch);
         let lr = learning_rate_at(cfg, step);
-        let losses = train_step(net, &mut state.adam, &batch, lr, loss_settings)?;
+        let losses = train_step(net, &mut adam, &batch, lr, targets_missing)?;
         if !losses.are_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
-        }
-        if let Some(average) = &mut state.average {
-            average.update(net)?;
         }
         at.record(losses);
         task.inc(1);
         if step.is_multiple_of(10) {
-            task.set_message(losses_line(&at, heads));
+            task.set_message(losses_line(&at));
         }
         if let Some(ck) = checkpointing {
-            let stop = maybe_checkpoint(ck, net, &state, &at, cfg.train_steps, &mut last_save)?;
+            let stop = maybe_checkpoint(ck, net, &adam, &at, cfg.train_steps, &mut last_save)?;
             if let Some(e) = stop {
                 task.abandon();
                 return Err(e);
@@ -406,17 +257,12 @@ pub fn train<G: Game>(
         }
     }
     drop(task);
-    // The finished stage's network is the average; a call that found the stage finished
-    // already has it from the checkpoint.
-    if let (Some(average), true) = (&state.average, at.step > first_step) {
-        average.copy_into(net)?;
-    }
     if let Some(ck) = checkpointing {
         // The finished stage's checkpoint stays until the next iteration's replaces it: a
         // process that dies after saving the trained network but before the run moves on
         // finds the stage done here, instead of training the trained network again.
         if at.step > first_step {
-            save_checkpoint(ck, net, &state, &at)?;
+            save_checkpoint(ck, net, &adam, &at)?;
         }
     }
     Ok(TrainStats {
@@ -424,81 +270,32 @@ pub fn train<G: Game>(
         steps: cfg.train_steps,
         policy_loss: at.policy_avg,
         value_loss: at.value_avg,
-        board_loss: heads.boards.then_some(at.board_avg),
-        opponent_policy_loss: heads.opponent.then_some(at.opponent_policy_avg),
-        soft_policy_loss: heads.soft.then_some(at.soft_policy_avg),
         reanalysis: None,
         seconds: started.elapsed().as_secs_f64(),
     })
 }
 
-/// The training-only heads a network has, whose losses training reports.
-#[derive(Clone, Copy)]
-struct AuxiliaryHeads {
-    boards: bool,
-    opponent: bool,
-    soft: bool,
-}
-
-/// The training-only heads `net` has; an error when it has a final-board or opponent-policy
-/// head and the positions have no targets for it (the soft-policy head's come from the policy
-/// targets).
-fn auxiliary_heads<G: Game>(net: &Net, samples: &Samples) -> Result<AuxiliaryHeads> {
-    let boards = net.has_board_head();
-    if boards && samples.boards.len() != samples.len() * G::cells() {
-        bail!("the network has a final-board head, and the positions have no final-board targets");
-    }
-    let opponent = net.meta.arch.has_opponent_policy_head();
-    if opponent && samples.opponent_policies.len() != samples.len() * G::NUM_ACTIONS {
-        bail!("the network has an opponent-policy head, and the positions have no targets for it");
-    }
-    let soft = net.meta.arch.has_soft_policy_head();
-    Ok(AuxiliaryHeads {
-        boards,
-        opponent,
-        soft,
-    })
-}
-
-/// The optimizer (and weight average) and the step to train from: the checkpoint's when it
-/// holds this iteration's training (then `net` gets its weights too), else fresh ones, with
-/// Adam's moments from the last iteration's checkpoint when the run carries them.
+/// The optimizer and the step to train from: the checkpoint's when it holds this iteration's
+/// training (then `net` gets its weights too), else a fresh Adam from step 0.
 fn start_or_resume(
     cfg: &RunConfig,
     net: &mut Net,
     checkpointing: Option<&Checkpointing>,
-) -> Result<(TrainerState, Progress)> {
-    let mut state = TrainerState {
-        adam: Adam::new(net, weight_decay(cfg))?,
-        average: WeightAverage::new(net, cfg.weight_average_steps)?,
-    };
+) -> Result<(Adam, Progress)> {
+    let mut adam = Adam::new(net, cfg.weight_decay)?;
     let mut at = Progress::default();
     if let Some(ck) = checkpointing {
-        match load_checkpoint(ck, net, &mut state)? {
-            Some(p) => at = p,
-            None if cfg.carry_adam_moments => _ = carry_moments(ck, &mut state.adam)?,
-            None => {}
+        if let Some(p) = load_checkpoint(ck, net, &mut adam)? {
+            at = p;
         }
     }
-    Ok((state, at))
+    Ok((adam, at))
 }
 
-/// The progress bar's line: the running losses of the heads the network has.
-fn losses_line(at: &Progress, heads: AuxiliaryHeads) -> String {
-    let board = match heads.boards {
-        true => format!(", board loss {:.3}", at.board_avg),
-        false => String::new(),
-    };
-    let opponent = match heads.opponent {
-        true => format!(", opponent-policy loss {:.3}", at.opponent_policy_avg),
-        false => String::new(),
-    };
-    let soft = match heads.soft {
-        true => format!(", soft-policy loss {:.3}", at.soft_policy_avg),
-        false => String::new(),
-    };
+/// The progress bar's line: the running losses.
+fn losses_line(at: &Progress) -> String {
     format!(
-        "policy loss {:.3}, value loss {:.3}{board}{opponent}{soft}",
+        "policy loss {:.3}, value loss {:.3}",
         at.policy_avg, at.value_avg
     )
 }
@@ -537,9 +334,9 @@ pub fn time_steps<G: Game>(
         bail!("nothing to train on");
     }
     let syms = G::symmetries();
-    let mut adam = Adam::new(net, weight_decay(cfg))?;
-    let mut batch = Batch::new::<G>(cfg.batch_size.max(1), net);
-    let loss_settings = LossSettings::of(cfg);
+    let mut adam = Adam::new(net, cfg.weight_decay)?;
+    let mut batch = Batch::new::<G>(cfg.batch_size.max(1));
+    let targets_missing = cfg.research.playout_cap.is_some();
     let mut times = StepTimes::default();
     for step in 0..warmup + steps {
         let timed = step >= warmup;
@@ -553,7 +350,7 @@ pub fn time_steps<G: Game>(
         fill_batch::<G>(samples, &syms, cfg.seed, step, &mut batch);
         let tensors = batch_tensors(net, &batch)?;
         lap(&mut times.batch);
-        let terms = loss_terms(net, &tensors, loss_settings)?;
+        let terms = loss_terms(net, &tensors, targets_missing)?;
         let losses = terms.values()?;
         lap(&mut times.forward);
         adam.zero_grad()?;
@@ -600,212 +397,6 @@ mod tests {
             .collect()
     }
 
-    /// The mean squared error of the final-board head on `samples`.
-    fn board_error(net: &Net, samples: &Samples) -> f64 {
-        let n = samples.len() as i64;
-        let xs = Tensor::from_slice(&samples.inputs).view([n, 3, 3, 3]);
-        let board = net.forward_heads(&xs, false, true).unwrap().board;
-        let target = Tensor::from_slice(&samples.boards).view([n, 9]);
-        board
-            .unwrap()
-            .mse_loss(&target, Reduction::Mean)
-            .double_value(&[])
-    }
-
-    /// A 1x16 residual network with or without the final-board head and the win/draw/loss
-    /// value head.
-    fn resnet_1x16(board_head: bool, wdl: bool) -> crate::nn::Arch {
-        crate::nn::Arch::Resnet {
-            blocks: 1,
-            filters: 16,
-            value_channels: 1,
-            board_head,
-            wdl,
-            squeeze_excite: false,
-            opponent_policy_head: false,
-            soft_policy_head: false,
-            line_threats: false,
-        }
-    }
-
-    #[test]
-    fn training_teaches_the_final_board_head() {
-        use crate::alphazero::config::RunConfig;
-        use crate::games::GameKind;
-        use crate::nn::{Arch, Shape};
-        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-        cfg.train_steps = 150;
-        cfg.arch = resnet_1x16(true, false);
-        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, true);
-        let shape = Shape::of::<TicTacToe>();
-        let new = |arch| Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
-        let mut net = new(cfg.arch);
-        let before = board_error(&net, &samples);
-        let stats = train::<TicTacToe>(&cfg, &mut net, &samples, 1, None, false).unwrap();
-        let after = board_error(&net, &samples);
-        assert!(
-            after < 0.7 * before,
-            "board error {before:.3} -> {after:.3}"
-        );
-        assert!(stats.board_loss.is_some_and(|l| l.is_finite()));
-
-        // Without the head: no board loss; the head without targets is refused.
-        let mut plain = new(Arch::resnet(1, 16));
-        let stats = train::<TicTacToe>(&cfg, &mut plain, &samples, 1, None, false).unwrap();
-        assert_eq!(stats.board_loss, None);
-        let no_targets = samples_from::<TicTacToe>(&random_games(5, 6), 0.0, false);
-        let e = train::<TicTacToe>(&cfg, &mut net, &no_targets, 1, None, false).unwrap_err();
-        assert!(e.to_string().contains("no final-board targets"), "{e}");
-    }
-
-    /// The opponent-policy head's cross-entropy on `samples` (positions with a target).
-    fn opponent_policy_error(net: &Net, samples: &Samples) -> f64 {
-        let n = samples.len() as i64;
-        let xs = Tensor::from_slice(&samples.inputs).view([n, 3, 3, 3]);
-        let logits = net.forward_heads(&xs, false, true).unwrap().opponent_policy;
-        let target = Tensor::from_slice(&samples.opponent_policies).view([n, 9]);
-        policy_cross_entropy_where_targeted(&logits.unwrap(), &target)
-            .unwrap()
-            .double_value(&[])
-    }
-
-    /// The soft-policy head's cross-entropy on `samples` against their soft targets.
-    fn soft_policy_error(net: &Net, samples: &Samples) -> f64 {
-        let n = samples.len() as i64;
-        let xs = Tensor::from_slice(&samples.inputs).view([n, 3, 3, 3]);
-        let logits = net.forward_heads(&xs, false, true).unwrap().soft_policy;
-        let policies = Tensor::from_slice(&samples.policies).view([n, 9]);
-        let target = soft_policy_target(&policies).unwrap();
-        policy_cross_entropy_where_targeted(&logits.unwrap(), &target)
-            .unwrap()
-            .double_value(&[])
-    }
-
-    #[test]
-    fn a_soft_policy_target_is_the_target_to_the_power_a_quarter_normalised() {
-        let targets =
-            Tensor::from_slice(&[0.6f32, 0.36, 0.03, 0.01, 0.0, 0.0, 0.0, 0.0]).view([2, 4]);
-        let soft = soft_policy_target(&targets).unwrap();
-        let got: Vec<f32> = Vec::try_from(soft.view([-1])).unwrap();
-        let roots = [0.6f64, 0.36, 0.03, 0.01].map(|p| p.powf(0.25));
-        let sum: f64 = roots.iter().sum();
-        for (g, r) in got[..4].iter().zip(roots) {
-            assert!((f64::from(*g) - r / sum).abs() < 1e-6, "{got:?}");
-        }
-        // 60% and 1% become about 37% and 13%: the ranking of the weak moves now weighs.
-        assert!(
-            (got[0] - 0.369).abs() < 1e-3 && (got[3] - 0.132).abs() < 1e-3,
-            "{got:?}"
-        );
-        // A cheap search's all-zero target stays zero (no target), not NaN.
-        assert_eq!(&got[4..], &[0.0; 4]);
-        // A one-hot target is its own soft target.
-        let one_hot = Tensor::from_slice(&[0.0f32, 1.0, 0.0]).view([1, 3]);
-        assert!(soft_policy_target(&one_hot).unwrap().equal(&one_hot));
-    }
-
-    /// What training a training-only head taught: its error (by `error`) on the positions
-    /// before and after, the training's figures, the network, and one position's input.
-    struct HeadTrained {
-        before: f64,
-        after: f64,
-        stats: TrainStats,
-        net: Net,
-        xs: Tensor,
-    }
-
-    /// Trains a network of `cfg.arch` (a 1x16 residual network with a training-only head) on
-    /// random tic-tac-toe games, after checking that the head, made last, leaves the other
-    /// weights as a network's without it.
-    fn train_a_training_only_head(
-        cfg: &crate::alphazero::config::RunConfig,
-        error: fn(&Net, &Samples) -> f64,
-    ) -> HeadTrained {
-        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
-        let shape = crate::nn::Shape::of::<TicTacToe>();
-        let new = |arch| Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
-        let (mut net, plain) = (new(cfg.arch), new(resnet_1x16(false, false)));
-        let xs = Tensor::from_slice(&samples.inputs[..27]).view([1, 3, 3, 3]);
-        let (p, v) = net.forward(&xs, false).unwrap();
-        let (q, w) = plain.forward(&xs, false).unwrap();
-        assert!(p.equal(&q) && v.equal(&w));
-        let before = error(&net, &samples);
-        let stats = train::<TicTacToe>(cfg, &mut net, &samples, 1, None, false).unwrap();
-        let after = error(&net, &samples);
-        HeadTrained {
-            before,
-            after,
-            stats,
-            net,
-            xs,
-        }
-    }
-
-    #[test]
-    fn training_teaches_the_soft_policy_head_and_play_never_sees_it() {
-        use crate::alphazero::config::RunConfig;
-        use crate::games::GameKind;
-        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-        cfg.train_steps = 600;
-        cfg.arch = resnet_1x16(false, false).with_soft_policy_head();
-        let t = train_a_training_only_head(&cfg, soft_policy_error);
-        let (before, after) = (t.before, t.after);
-        let reported = t.stats.soft_policy_loss.unwrap();
-        assert!(reported.is_finite() && reported < before, "{reported}");
-        assert_eq!(
-            (t.stats.board_loss, t.stats.opponent_policy_loss),
-            (None, None)
-        );
-        assert!(
-            after < 0.9 * before,
-            "soft-policy cross-entropy {before:.3} -> {after:.3}"
-        );
-        let heads = t.net.forward_heads(&t.xs, false, false).unwrap();
-        assert!(heads.soft_policy.is_none());
-        // Its weights are counted in the network's size, which a model file is checked against.
-        let shape = crate::nn::Shape::of::<TicTacToe>();
-        let numbers = t
-            .net
-            .vs
-            .variables()
-            .values()
-            .map(|v| v.numel() as i64)
-            .sum();
-        assert_eq!(cfg.arch.numbers(shape), Some(numbers));
-    }
-
-    #[test]
-    fn training_teaches_the_opponent_policy_head_and_play_never_sees_it() {
-        use crate::alphazero::config::RunConfig;
-        use crate::games::GameKind;
-        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-        cfg.train_steps = 600;
-        cfg.opponent_policy_loss_weight = 1.0;
-        cfg.arch = crate::nn::Arch::Resnet {
-            blocks: 1,
-            filters: 16,
-            value_channels: 1,
-            board_head: false,
-            wdl: false,
-            squeeze_excite: false,
-            opponent_policy_head: true,
-            soft_policy_head: false,
-            line_threats: false,
-        };
-        let t = train_a_training_only_head(&cfg, opponent_policy_error);
-        let (before, after) = (t.before, t.after);
-        let reported = t.stats.opponent_policy_loss.unwrap();
-        assert!(reported.is_finite() && reported < before, "{reported}");
-        assert_eq!(t.stats.board_loss, None);
-        // Random replies: the best is about uniform over the empty cells but one.
-        assert!(
-            after < 0.9 * before,
-            "opponent-policy cross-entropy {before:.3} -> {after:.3}"
-        );
-        let heads = t.net.forward_heads(&t.xs, false, false).unwrap();
-        assert!(heads.opponent_policy.is_none());
-    }
-
     #[test]
     fn a_value_target_is_the_outcome_distribution_with_its_expectation_and_the_most_draw() {
         let ce = |logits: &[f32], v: f32| {
@@ -833,8 +424,8 @@ mod tests {
         use crate::nn::{Arch, Shape};
         let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
         cfg.train_steps = 60;
-        let arch = resnet_1x16(false, true);
-        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
+        let arch = Arch::resnet(1, 16).with_wdl_head();
+        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0);
         let shape = Shape::of::<TicTacToe>();
         let mut net = Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
         let (_, before) = losses(&net, &samples);
@@ -856,31 +447,27 @@ mod tests {
     }
 
     #[test]
-    fn the_value_loss_counts_value_loss_weight_times_in_the_total() {
+    fn the_total_loss_is_the_policy_loss_and_the_value_heads_own() {
         use crate::alphazero::config::RunConfig;
         use crate::games::GameKind;
-        use crate::nn::Shape;
-        let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-        let samples = samples_from::<TicTacToe>(&random_games(50, 7), 0.0, false);
+        use crate::nn::{Arch, Shape};
+        let cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
+        let samples = samples_from::<TicTacToe>(&random_games(50, 7), 0.0);
         let shape = Shape::of::<TicTacToe>();
-        for wdl in [false, true] {
-            let arch = resnet_1x16(false, wdl);
+        for arch in [Arch::resnet(1, 16), Arch::resnet(1, 16).with_wdl_head()] {
             let net = Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
-            let mut batch = Batch::new::<TicTacToe>(cfg.batch_size, &net);
+            let mut batch = Batch::new::<TicTacToe>(cfg.batch_size);
             fill_batch::<TicTacToe>(&samples, &TicTacToe::symmetries(), 1, 0, &mut batch);
             let tensors = batch_tensors(&net, &batch).unwrap();
-            let mut total_beyond_policy = |weight: f32| {
-                cfg.value_loss_weight = weight;
-                let terms = loss_terms(&net, &tensors, LossSettings::of(&cfg)).unwrap();
-                let total = terms.total.double_value(&[]);
-                total - terms.policy.double_value(&[])
-            };
-            let (once, three_times) = (total_beyond_policy(1.0), total_beyond_policy(3.0));
-            assert!(once > 0.01, "value loss {once}");
-            assert!(
-                (three_times - 3.0 * once).abs() < 1e-4 * once,
-                "{once} {three_times}"
-            );
+            let terms = loss_terms(&net, &tensors, false).unwrap();
+            let beyond_policy = terms.total.double_value(&[]) - terms.policy.double_value(&[]);
+            let value = terms.value.double_value(&[]);
+            match arch.has_wdl_head() {
+                // The squared error is what the scalar head trains on.
+                false => assert!((beyond_policy - value).abs() < 1e-6, "{beyond_policy}"),
+                // The win/draw/loss head trains on its cross-entropy, reported as the error.
+                true => assert!((beyond_policy - value).abs() > 1e-3, "{beyond_policy}"),
+            }
         }
     }
 
@@ -905,7 +492,7 @@ mod tests {
         use crate::nn::{Arch, Precision, Shape};
         let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
         cfg.train_steps = 150;
-        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0, false);
+        let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0);
         let shape = Shape::of::<TicTacToe>();
         let trained = |precision| {
             let arch = Arch::resnet(1, 16);

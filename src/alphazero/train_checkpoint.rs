@@ -1,5 +1,4 @@
-//! Training's checkpoint: the network, Adam's moments, the weights' average and the step
-//! reached, saved every so often and on Ctrl-C, so that an interrupted stage resumes at the
+//! Training's checkpoint: the network, Adam's moments and the step reached, saved every so often and on Ctrl-C, so that an interrupted stage resumes at the
 //! step it reached and ends with exactly the weights of an uninterrupted one.
 
 use std::collections::HashMap;
@@ -11,7 +10,6 @@ use anyhow::{anyhow, Context, Result};
 use tch::Tensor;
 
 use super::adam::Adam;
-use super::weight_average::WeightAverage;
 use crate::core::files::write_atomic;
 use crate::nn::tensors::{from_safetensors_bytes, to_safetensors_bytes};
 use crate::nn::Net;
@@ -86,9 +84,6 @@ pub(super) struct Progress {
     pub step: u64,
     pub policy_avg: f64,
     pub value_avg: f64,
-    pub board_avg: f64,
-    pub opponent_policy_avg: f64,
-    pub soft_policy_avg: f64,
 }
 
 impl Progress {
@@ -98,62 +93,36 @@ impl Progress {
         let k = if self.step == 0 { 1.0 } else { 0.05 };
         self.policy_avg += k * (losses.policy - self.policy_avg);
         self.value_avg += k * (losses.value - self.value_avg);
-        self.board_avg += k * (losses.board - self.board_avg);
-        self.opponent_policy_avg += k * (losses.opponent_policy - self.opponent_policy_avg);
-        self.soft_policy_avg += k * (losses.soft_policy - self.soft_policy_avg);
         self.step += 1;
     }
 }
 
-/// One step's losses before its update; `board`, `opponent_policy` and `soft_policy` are 0
-/// for a network without that head.
+/// One step's losses before its update.
 #[derive(Clone, Copy)]
 pub(super) struct Losses {
     pub policy: f64,
     pub value: f64,
-    pub board: f64,
-    pub opponent_policy: f64,
-    pub soft_policy: f64,
 }
 
 impl Losses {
     pub(super) fn are_finite(&self) -> bool {
-        let Losses {
-            policy,
-            value,
-            board,
-            opponent_policy,
-            soft_policy,
-        } = *self;
-        [policy, value, board, opponent_policy, soft_policy]
-            .iter()
-            .all(|l| l.is_finite())
+        self.policy.is_finite() && self.value.is_finite()
     }
-}
-
-/// What training holds besides the network: the optimizer and the weights' average.
-pub(super) struct TrainerState {
-    pub adam: Adam,
-    pub average: Option<WeightAverage>,
 }
 
 pub(super) fn save_checkpoint(
     ck: &Checkpointing,
     net: &Net,
-    state: &TrainerState,
+    adam: &Adam,
     at: &Progress,
 ) -> Result<()> {
     let scalar = |x: f64| Tensor::f_from_slice(&[x]);
-    let adam = &state.adam;
     let mut named: Vec<(String, Tensor)> = net
         .vs
         .variables()
         .into_iter()
         .map(|(n, t)| (format!("net.{n}"), t))
         .collect();
-    for (n, t) in state.average.iter().flat_map(|a| &a.tensors) {
-        named.push((format!("average.{n}"), t.shallow_clone()));
-    }
     for (((n, _), m), v) in adam.vars.iter().zip(&adam.m).zip(&adam.v) {
         named.push((format!("adam_m.{n}"), m.shallow_clone()));
         named.push((format!("adam_v.{n}"), v.shallow_clone()));
@@ -163,11 +132,6 @@ pub(super) fn save_checkpoint(
     named.push(("state.adam_t".into(), scalar(adam.t as f64)?));
     named.push(("state.policy_avg".into(), scalar(at.policy_avg)?));
     named.push(("state.value_avg".into(), scalar(at.value_avg)?));
-    named.push(("state.board_avg".into(), scalar(at.board_avg)?));
-    let opponent = scalar(at.opponent_policy_avg)?;
-    named.push(("state.opponent_policy_avg".into(), opponent));
-    let soft = scalar(at.soft_policy_avg)?;
-    named.push(("state.soft_policy_avg".into(), soft));
     let bytes = to_safetensors_bytes(&named, None)
         .with_context(|| format!("cannot save the training checkpoint {}", ck.path.display()))?;
     write_atomic(&ck.path, &bytes)
@@ -212,14 +176,6 @@ impl CheckpointFile<'_> {
             .map_err(|e| self.bad(&format!("{key}: {e}")))
     }
 
-    /// A scalar that checkpoints saved before it was kept lack: 0 there.
-    fn scalar_or_zero(&self, key: &str) -> Result<f64> {
-        match self.map.contains_key(key) {
-            true => self.scalar(key),
-            false => Ok(0.0),
-        }
-    }
-
     /// Copies the tensor `key` into `dst`. It must be there with the shape it has here (a
     /// checkpoint of another network shape is refused rather than broadcast into this one).
     fn restore(&self, dst: &mut Tensor, key: String) -> Result<()> {
@@ -248,12 +204,12 @@ impl CheckpointFile<'_> {
     }
 }
 
-/// Restores a checkpoint of this iteration into `net` and `state`; `None` if there is none
+/// Restores a checkpoint of this iteration into `net` and `adam`; `None` if there is none
 /// (or it belongs to another iteration).
 pub(super) fn load_checkpoint(
     ck: &Checkpointing,
     net: &mut Net,
-    state: &mut TrainerState,
+    adam: &mut Adam,
 ) -> Result<Option<Progress>> {
     let Some(file) = CheckpointFile::read(&ck.path)? else {
         return Ok(None);
@@ -264,35 +220,12 @@ pub(super) fn load_checkpoint(
     for (n, mut t) in net.vs.variables() {
         file.restore(&mut t, format!("net.{n}"))?;
     }
-    for (n, t) in state.average.iter_mut().flat_map(|a| &mut a.tensors) {
-        file.restore(t, format!("average.{n}"))?;
-    }
-    file.restore_moments(&mut state.adam)?;
+    file.restore_moments(adam)?;
     Ok(Some(Progress {
         step: file.scalar("state.step")? as u64,
         policy_avg: file.scalar("state.policy_avg")?,
         value_avg: file.scalar("state.value_avg")?,
-        // Absent from checkpoints saved before the final-board head.
-        board_avg: file.scalar_or_zero("state.board_avg")?,
-        // Absent from checkpoints saved before the opponent-policy head.
-        opponent_policy_avg: file.scalar_or_zero("state.opponent_policy_avg")?,
-        // Absent from checkpoints saved before the soft-policy head.
-        soft_policy_avg: file.scalar_or_zero("state.soft_policy_avg")?,
     }))
-}
-
-/// Gives `adam` the moments and step count that the previous iteration's training finished
-/// with, from its checkpoint (which stays until this iteration's first save replaces it);
-/// false, and `adam` untouched, when the file holds no previous iteration's.
-pub(super) fn carry_moments(ck: &Checkpointing, adam: &mut Adam) -> Result<bool> {
-    let Some(file) = CheckpointFile::read(&ck.path)? else {
-        return Ok(false);
-    };
-    if file.scalar("state.iteration")? as u32 + 1 != ck.iteration {
-        return Ok(false);
-    }
-    file.restore_moments(adam)?;
-    Ok(true)
 }
 
 /// Saves a checkpoint after Ctrl-C, at the step a test stops at, or when the last save is
@@ -301,7 +234,7 @@ pub(super) fn carry_moments(ck: &Checkpointing, adam: &mut Adam) -> Result<bool>
 pub(super) fn maybe_checkpoint(
     ck: &Checkpointing,
     net: &Net,
-    state: &TrainerState,
+    adam: &Adam,
     at: &Progress,
     steps: u64,
     last_save: &mut Instant,
@@ -312,7 +245,7 @@ pub(super) fn maybe_checkpoint(
     if !(interrupted || stop || due) || at.step >= steps {
         return Ok(None);
     }
-    save_checkpoint(ck, net, state, at)?;
+    save_checkpoint(ck, net, adam, at)?;
     *last_save = Instant::now();
     Ok((interrupted || stop).then(|| {
         anyhow!(

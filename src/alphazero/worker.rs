@@ -10,7 +10,6 @@ use crossbeam_channel::Sender;
 use rand::Rng;
 
 use super::config::{ForkMove, RunConfig};
-use super::policy_surprise::kl_divergence;
 use super::records::GameRecord;
 use super::selfplay::SelfPlayStats;
 use crate::core::rng::{mix64, rng_from_seed, Rng64};
@@ -48,9 +47,6 @@ struct Slot<G: Game> {
     /// policy target) rather than a playout cap's cheap one.
     sims: u32,
     full: bool,
-    /// Whether the current move's search noises its root: a full search within the run's
-    /// `root_noise_plies`.
-    noised: bool,
     /// The plies this game opens with at random.
     random_plies: u32,
     /// The ply at which this game leaves its main line, if it is a forked one.
@@ -58,48 +54,25 @@ struct Slot<G: Game> {
 }
 
 impl<G: Game> Slot<G> {
-    /// Chooses the search of the move to come (see [`super::config::PlayoutCap`]): with a cap, a draw from
-    /// the game's own generator, so the game stays the same whoever plays it.
+    /// Chooses the search of the move to come: the full one, or under a research playout cap
+    /// ([`super::config::PlayoutCap`]) a draw from the game's own generator, so the game stays
+    /// the same whoever plays it.
     fn plan_search(&mut self, cfg: &RunConfig) {
-        let ply = self.tree.root_pos().ply() as u32;
-        let full_sims = match cfg.opening_sims {
-            Some(opening) if ply < opening.plies => opening.sims.max(1),
-            _ => cfg.sims,
-        };
-        (self.sims, self.full) = match cfg.playout_cap {
-            None => (full_sims, true),
-            Some(cap) if self.rng.random::<f64>() < cap.full_fraction => (full_sims, true),
+        (self.sims, self.full) = match cfg.research.playout_cap {
+            None => (cfg.sims, true),
+            Some(cap) if self.rng.random::<f64>() < cap.full_fraction => (cfg.sims, true),
             Some(cap) => (cap.fast_sims.max(1), false),
         };
-        self.noised = self.full && cfg.root_noise_plies.is_none_or(|n| ply < n);
         self.tree.set_budget(self.sims);
     }
 
-    /// Noise goes into full searches within the noised plies only: a cheap search, and every
-    /// search past those plies, plays as well as it can.
+    /// Noise goes into full searches only: a cheap search plays as well as it can.
     fn noise_root(&mut self) {
-        if self.noised {
+        if self.full {
             self.tree.noise_root_once(&mut self.rng);
         }
     }
 }
-
-/// The random opening plies of the game seeded `seed`: all of the run's in a
-/// `random_opening_share` of the games, none in the others. Decided from the seed rather than
-/// drawn from the game's generator, so that games with every game opening at random stay
-/// as they were before the share existed.
-fn random_plies(cfg: &RunConfig, seed: u64) -> u32 {
-    let share = cfg.random_opening_share;
-    let draw = unit_draw(mix64(seed ^ OPENING_SALT));
-    if share >= 1.0 || draw < share {
-        cfg.random_opening_plies
-    } else {
-        0
-    }
-}
-
-/// Separates the opening's draw from the other uses of a game's seed.
-const OPENING_SALT: u64 = 0x09e2_1a5e_0f0c_e7a1;
 
 /// The ply at which the game seeded `seed` leaves its main line, if it is one of the run's
 /// `fork_share` of forked games. From the seed, like the opening, so that the games that are
@@ -192,12 +165,11 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             record: GameRecord::default(),
             sims: self.cfg.sims,
             full: true,
-            noised: true,
             // A forked game leaves the main line: it does not open at random.
             random_plies: if fork_ply.is_some() {
                 0
             } else {
-                random_plies(self.cfg, seed)
+                self.cfg.random_opening_plies
             },
             fork_ply,
         };
@@ -294,17 +266,12 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
         };
         s.record.moves.push(m);
         if s.full {
-            let policy = s.tree.policy();
-            s.record
-                .surprises
-                .push(kl_divergence(&policy, &s.tree.root_priors()));
-            s.record.policies.extend(policy);
+            s.record.policies.extend(s.tree.policy());
         } else {
             // No policy target: training learns only the value from this position.
             s.record
                 .policies
                 .extend(std::iter::repeat_n(0.0, G::NUM_ACTIONS));
-            s.record.surprises.push(0.0);
         }
         s.record.root_values.push(s.tree.root_value());
         self.stats.positions += 1;
@@ -397,26 +364,6 @@ mod tests {
     use crate::games::GameKind;
 
     #[test]
-    fn a_share_of_the_games_opens_at_random() {
-        let mut cfg = RunConfig::preset("tiny", GameKind::Connect4, false).unwrap();
-        cfg.random_opening_plies = 4;
-        let opening = |cfg: &RunConfig| {
-            (0..10_000)
-                .filter(|&i| random_plies(cfg, game_seed(3, 1, i)) == 4)
-                .count()
-        };
-        assert_eq!(opening(&cfg), 10_000);
-        cfg.random_opening_share = 0.25;
-        let n = opening(&cfg);
-        assert!((2_300..2_700).contains(&n), "{n} of 10,000");
-        cfg.random_opening_share = 0.0;
-        assert_eq!(opening(&cfg), 0);
-        // A game opens with the run's random plies or none.
-        cfg.random_opening_share = 0.5;
-        assert!((0..100).all(|i| [0, 4].contains(&random_plies(&cfg, game_seed(3, 1, i)))));
-    }
-
-    #[test]
     fn a_share_of_the_games_forks_at_plies_spread_below_the_limit() {
         let mut cfg = RunConfig::preset("tiny", GameKind::Connect4, false).unwrap();
         let forks = |cfg: &RunConfig| -> Vec<u32> {
@@ -442,54 +389,39 @@ mod tests {
     }
 
     #[test]
-    fn the_first_plies_get_the_opening_simulations_and_a_cap_still_cheapens_a_move() {
-        use super::super::config::{OpeningSims, PlayoutCap};
+    fn a_playout_cap_cheapens_a_share_of_the_moves_and_noises_only_the_full_ones() {
+        use super::super::config::PlayoutCap;
         use crate::games::connect4::Connect4;
         let mut cfg = RunConfig::preset("tiny", GameKind::Connect4, false).unwrap();
-        cfg.opening_sims = Some(OpeningSims { plies: 2, sims: 40 });
-        let planned = |cfg: &RunConfig| -> Vec<(u32, bool)> {
-            let mut slot = Slot {
-                index: 0,
-                tree: Tree::new(Connect4::new(), cfg.mcts),
-                rng: rng_from_seed(1),
-                record: GameRecord::default(),
-                sims: 0,
-                full: false,
-                noised: false,
-                random_plies: 0,
-                fork_ply: None,
-            };
-            // Four games of 10 moves each: move `i` is ply `i % 10` of its game.
-            (0..40)
-                .map(|i| {
-                    slot.plan_search(cfg);
-                    let plan = (slot.sims, slot.full);
-                    if i % 10 == 9 {
-                        slot.tree = Tree::new(Connect4::new(), cfg.mcts);
-                    } else {
-                        slot.tree.advance((i % 7) as u8);
-                    }
-                    plan
-                })
-                .collect()
-        };
-        let plans = planned(&cfg);
-        for (i, &plan) in plans.iter().enumerate() {
-            let ply = i % 10;
-            let sims = if ply < 2 { 40 } else { cfg.sims };
-            assert_eq!(plan, (sims, true), "ply {ply}");
-        }
-        // Under a playout cap the opening's searches that stay full get the opening's budget.
-        cfg.playout_cap = Some(PlayoutCap {
+        cfg.research.playout_cap = Some(PlayoutCap {
             full_fraction: 0.5,
             fast_sims: 3,
         });
-        let plans = planned(&cfg);
-        for (i, &(sims, full)) in plans.iter().enumerate() {
-            let full_sims = if i % 10 < 2 { 40 } else { cfg.sims };
-            assert_eq!(sims, if full { full_sims } else { 3 }, "move {i}");
+        let mut slot = Slot {
+            index: 0,
+            tree: Tree::new(Connect4::new(), cfg.mcts),
+            rng: rng_from_seed(1),
+            record: GameRecord::default(),
+            sims: 0,
+            full: false,
+            random_plies: 0,
+            fork_ply: None,
+        };
+        let plans: Vec<(u32, bool)> = (0..40)
+            .map(|_| {
+                slot.plan_search(&cfg);
+                (slot.sims, slot.full)
+            })
+            .collect();
+        for &(sims, full) in &plans {
+            assert_eq!(sims, if full { cfg.sims } else { 3 });
         }
-        assert!(plans.iter().any(|&(s, _)| s == 40) && plans.iter().any(|&(_, f)| !f));
+        let full = plans.iter().filter(|p| p.1).count();
+        assert!((10..30).contains(&full), "{full} of 40 full");
+        // Without a cap every search is full.
+        cfg.research.playout_cap = None;
+        slot.plan_search(&cfg);
+        assert_eq!((slot.sims, slot.full), (cfg.sims, true));
     }
 
     #[test]

@@ -39,8 +39,7 @@ pub struct SelfplayArgs {
     #[arg(long, default_value = "default")]
     preset: String,
     /// Network shape instead of the preset's: `azg` (alpha-zero-general's Connect Four
-    /// network, 512 channels) or BLOCKSxFILTERS such as 4x64 (4x64+se: with
-    /// squeeze-and-excitation) under the preset's heads.
+    /// network, 512 channels) or BLOCKSxFILTERS such as 4x64 under the preset's heads.
     #[arg(long)]
     arch: Option<String>,
     /// Simulations per move instead of the preset's.
@@ -102,9 +101,7 @@ pub struct TrainArgs {
     #[arg(long, default_value = "default")]
     preset: String,
     /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 under the
-    /// preset's heads, followed by any of `+se` (squeeze-and-excitation), `+board`, `+opp` and
-    /// `+soft` (the training-only final-board, opponent-policy and soft-policy heads, with their
-    /// targets), `+threats` (Connect Four's line-threat input planes).
+    /// preset's heads.
     #[arg(long)]
     arch: Option<String>,
     /// Positions a step instead of the preset's.
@@ -160,56 +157,23 @@ struct SelfplayBench {
 }
 
 /// The network `--arch` names, on the preset's network `preset`: `azg`, or a residual trunk of
-/// BLOCKSxFILTERS under the preset's heads, so that a shape is timed with the value head (and
-/// training's final-board head) its runs would have. Suffixes add to it: `+se`
-/// squeeze-and-excitation (a preset's is dropped without it), `+board`, `+opp` and `+soft` the
-/// training-only final-board, opponent-policy and soft-policy heads, `+threats` Connect
-/// Four's line-threat input planes.
+/// BLOCKSxFILTERS under the preset's value head, so that a shape is timed with the head its
+/// runs would have.
 fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
     if s == "azg" {
         return Ok(Arch::AzgConv { channels: 512 });
     }
-    let garbled = || {
-        anyhow::anyhow!(
-            "--arch is 'azg' or BLOCKSxFILTERS such as 4x64, followed by any of '+se' \
-             (squeeze-and-excitation), '+board' (final-board head), '+opp' (opponent-policy \
-             head), '+soft' (soft-policy head), '+threats' (line-threat planes) (got '{s}')"
-        )
-    };
-    let mut parts = s.split('+');
-    let (blocks, filters) = parts
-        .next()
-        .and_then(|shape| shape.split_once('x'))
+    let (blocks, filters) = s
+        .split_once('x')
         .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))
-        .ok_or_else(garbled)?;
-    let mut arch = match preset {
-        Arch::Resnet { .. } => preset,
-        Arch::AzgConv { .. } => Arch::resnet(blocks, filters),
-    };
-    if let Arch::Resnet {
-        blocks: b,
-        filters: f,
-        squeeze_excite,
-        board_head,
-        opponent_policy_head,
-        soft_policy_head,
-        line_threats,
-        ..
-    } = &mut arch
-    {
-        (*b, *f, *squeeze_excite) = (blocks, filters, false);
-        for part in parts {
-            match part {
-                "se" => *squeeze_excite = true,
-                "board" => *board_head = true,
-                "opp" => *opponent_policy_head = true,
-                "soft" => *soft_policy_head = true,
-                "threats" => *line_threats = true,
-                _ => return Err(garbled()),
-            }
-        }
-    }
-    Ok(arch)
+        .ok_or_else(|| {
+            anyhow::anyhow!("--arch is 'azg' or BLOCKSxFILTERS such as 4x64 (got '{s}')")
+        })?;
+    let arch = Arch::resnet(blocks, filters);
+    Ok(match preset.has_wdl_head() {
+        true => arch.with_wdl_head(),
+        false => arch,
+    })
 }
 
 /// Positions per second of plain forward passes over the same mix of batch sizes that
@@ -421,7 +385,7 @@ struct TrainBench {
 
 /// Training positions from `games` uniformly random games, each with a uniform policy over its
 /// legal moves: what a step costs does not depend on the positions' values.
-fn random_game_samples<G: Game>(games: usize, seed: u64, boards: bool) -> Samples {
+fn random_game_samples<G: Game>(games: usize, seed: u64) -> Samples {
     let mut rng = rng_from_seed(seed);
     let records: Vec<GameRecord> = (0..games)
         .map(|_| {
@@ -445,12 +409,11 @@ fn random_game_samples<G: Game>(games: usize, seed: u64, boards: bool) -> Sample
                 root_values: Vec::new(),
                 outcome: outcome as i8,
                 trains_from: 0,
-                surprises: Vec::new(),
                 random_plies: 0,
             }
         })
         .collect();
-    samples_from::<G>(&records, 0.0, boards)
+    samples_from::<G>(&records, 0.0)
 }
 
 fn train<G: Game>(a: &TrainArgs) -> Result<()> {
@@ -486,7 +449,7 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
         .threads
         .unwrap_or_else(|| training_threads(&cfg.arch, Shape::of::<G>(), cfg.batch_size));
     let _threads = TorchThreads::set(threads);
-    let samples = random_game_samples::<G>(1000, a.seed, net.has_board_head());
+    let samples = random_game_samples::<G>(1000, a.seed);
     let times = time_steps::<G>(&cfg, &mut net, &samples, 5, a.steps)?;
     let per_step = |s: f64| 1000.0 * s / times.steps as f64;
     let out = TrainBench {
@@ -538,41 +501,15 @@ mod tests {
             parse_arch("5x128", preset).unwrap(),
             Arch::resnet(5, 128).with_wdl_head()
         );
-        assert_eq!(
-            parse_arch("3x64+se", preset).unwrap(),
-            Arch::resnet(3, 64).with_wdl_head().with_squeeze_excite()
-        );
-        let se_preset = preset.with_squeeze_excite();
-        assert_eq!(parse_arch("4x48", se_preset).unwrap(), preset);
         let azg = Arch::AzgConv { channels: 512 };
         assert_eq!(parse_arch("azg", preset).unwrap(), azg);
         assert_eq!(parse_arch("2x8", azg).unwrap(), Arch::resnet(2, 8));
-        let Arch::Resnet {
-            squeeze_excite,
-            board_head,
-            opponent_policy_head,
-            soft_policy_head,
-            line_threats,
-            ..
-        } = parse_arch("4x48+opp+board+soft+threats", preset).unwrap()
-        else {
-            panic!("a residual network");
-        };
-        assert!(!squeeze_excite && board_head && opponent_policy_head && soft_policy_head);
-        assert!(line_threats);
     }
 
     #[test]
     fn a_garbled_arch_is_refused_with_the_forms_it_takes() {
         for bad in [
-            "4x",
-            "x48",
-            "4x48+sex",
-            "four",
-            "4*48",
-            "",
-            "4x48+",
-            "4x48+opp+x",
+            "4x", "x48", "4x48+se", "four", "4*48", "", "4x48+", "4x48x2",
         ] {
             let e = parse_arch(bad, Arch::resnet(4, 48))
                 .unwrap_err()

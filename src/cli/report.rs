@@ -6,11 +6,11 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::alphazero::chart::svg;
-use crate::alphazero::config::RunConfig;
 use crate::alphazero::metrics::{iteration_rows, read_metrics, IterationRow};
 use crate::alphazero::paths::RunPaths;
 use crate::alphazero::report::table;
-use crate::core::files::{read_json, write_atomic};
+use crate::alphazero::state::read_run_config;
+use crate::core::files::write_atomic;
 use crate::games::GameKind;
 
 #[derive(clap::Args, Debug)]
@@ -69,7 +69,7 @@ pub fn run(args: Args) -> Result<()> {
 /// does not). The settings are left out when they cannot be read: a chart is still drawn.
 fn default_title(game: GameKind, paths: &RunPaths, rows: &[IterationRow]) -> String {
     let mut title = format!("zero: {}", game.name());
-    if let Ok(Some(cfg)) = read_json::<RunConfig>(&paths.config()) {
+    if let Ok(Some(cfg)) = read_run_config(paths) {
         title += &format!(", {} preset ({}), seed {}", cfg.preset, cfg.arch, cfg.seed);
     }
     if let Some(last) = rows.last() {

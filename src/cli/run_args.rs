@@ -18,8 +18,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
     pub game: GameKind,
     /// Settings preset: default (follows the device), cpu, gpu, long (cpu, 55 iterations; on a
-    /// CPU without AMX, 2,000 Connect Four games an iteration, 1,200 in 32 bits), tiny,
-    /// material.
+    /// CPU without AMX, 2,000 Connect Four games an iteration, 1,200 in 32 bits), tiny.
     #[arg(long)]
     pub preset: Option<String>,
     /// Seed of every random choice of the run.
@@ -36,24 +35,17 @@ pub struct RunArgs {
     /// given.
     #[arg(long)]
     pub search: Option<SearchKind>,
-    /// Playout cap randomization: `FRACTION:SIMS` gives a random FRACTION of self-play moves
-    /// the full search (noised, and a policy target) and the others a search of SIMS
-    /// simulations (value target only); `off` searches every move fully. The preset's when not
-    /// given; a setting of the run, fixed when it starts.
-    #[arg(long, value_parser = parse_playout_cap, value_name = "FRACTION:SIMS")]
+    /// Research: playout cap randomization (KataGo's). `FRACTION:SIMS` gives a random
+    /// FRACTION of self-play moves the full search (noised, and a policy target) and the
+    /// others a search of SIMS simulations (value target only); `off` searches every move
+    /// fully. Off in every preset; a setting of the run, fixed when it starts.
+    #[arg(long, hide = true, value_parser = parse_playout_cap, value_name = "FRACTION:SIMS")]
     pub playout_cap: Option<PlayoutCapArg>,
-    /// Policy surprise weighting (KataGo's): SHARE of each self-play game's training weight
-    /// goes to its positions in proportion to how much the search surprised the network (the
-    /// KL divergence from its prior to the search's policy), the rest evenly; 0 turns it off.
-    /// The preset's (0) when not given; a setting of the run, fixed when it starts.
-    #[arg(long, value_parser = parse_share, value_name = "SHARE")]
-    pub policy_surprise: Option<f64>,
-    /// Reanalysis (MuZero Reanalyse): before each training stage, N positions drawn from the
-    /// replay window's earlier iterations are searched again with the network about to train,
-    /// as self-play searches a move, and train on the new search's policy and root value; 0
-    /// turns it off. Each costs a self-play move's search or more (no tree reuse). The
-    /// preset's (0) when not given; a setting of the run, fixed when it starts.
-    #[arg(long, value_name = "N")]
+    /// Research: reanalysis (MuZero Reanalyse). Before each training stage, N positions drawn
+    /// from the replay window's earlier iterations are searched again with the network about
+    /// to train and train on the new search's policy and root value; 0 turns it off. Off in
+    /// every preset; a setting of the run, fixed when it starts.
+    #[arg(long, hide = true, value_name = "N")]
     pub reanalyse: Option<u64>,
     /// Games played together and written as one file (a chunk) instead of the preset's: the
     /// unit of work a cluster spreads (more chunks, more nodes busy; fewer games in lockstep,
@@ -112,13 +104,10 @@ impl RunArgs {
             cfg.benchmark_games = self.benchmark_games;
         }
         if let Some(PlayoutCapArg(cap)) = self.playout_cap {
-            cfg.playout_cap = cap;
-        }
-        if let Some(share) = self.policy_surprise {
-            cfg.policy_surprise_share = share;
+            cfg.research.playout_cap = cap;
         }
         if let Some(n) = self.reanalyse {
-            cfg.reanalyse_positions = n;
+            cfg.research.reanalyse_positions = n;
         }
         if let Some(n) = self.chunk_games {
             anyhow::ensure!(n > 0, "--chunk-games must be at least 1");
@@ -129,7 +118,6 @@ impl RunArgs {
             || self.benchmark.is_some()
             || self.search.is_some()
             || self.playout_cap.is_some()
-            || self.policy_surprise.is_some()
             || self.reanalyse.is_some()
             || self.chunk_games.is_some();
         Ok((cfg, explicit))
@@ -180,14 +168,6 @@ fn parse_playout_cap(s: &str) -> Result<PlayoutCapArg, String> {
         full_fraction,
         fast_sims,
     })))
-}
-
-/// A share from 0 to 1.
-fn parse_share(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(format!("'{s}' is not a share from 0 to 1 (e.g. 0.5)")),
-    }
 }
 
 /// The fixed opponent `best` plays every iteration: its name and a factory for the match

@@ -10,11 +10,10 @@ use crate::alphazero::config::RunConfig;
 use crate::alphazero::net_evaluator::NetEvaluator;
 use crate::alphazero::paths::RunPaths;
 use crate::alphazero::records::{iterations_on_disk, read_iteration};
-use crate::alphazero::samples::value_target;
+use crate::alphazero::state::read_run_config;
 use crate::alphazero::target_audit::{
     audit, draw_positions, exact_values, AuditedPosition, Disagreement, GroupAudit,
 };
-use crate::core::files::read_json;
 use crate::core::threads::default_threads;
 use crate::games::{Connect4, Game, GameKind, Othello4, TicTacToe};
 use crate::nn::{default_device, InferenceNet, Net, Shape};
@@ -78,7 +77,7 @@ fn run_for<G: Exact>(args: &Args) -> Result<()> {
         bail!("--positions 0: draw at least one position a group");
     }
     let paths = RunPaths::new(&args.models, &args.data, G::NAME);
-    let Some(cfg) = read_json::<RunConfig>(&paths.config())? else {
+    let Some(cfg) = read_run_config(&paths)? else {
         bail!(
             "no run in {}: `zero cycle` starts one there",
             paths.models.display()
@@ -98,7 +97,7 @@ fn run_for<G: Exact>(args: &Args) -> Result<()> {
             paths.data.display()
         );
     }
-    let drawn = draw_positions::<G>(&records, value_target(&cfg), args.positions, args.seed);
+    let drawn = draw_positions::<G>(&records, cfg.value_target_mix, args.positions, args.seed);
     let net_values = match &network {
         Some(path) => Some(network_values(path, &cfg, &drawn)?),
         None => None,

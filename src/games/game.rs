@@ -121,18 +121,6 @@ pub trait Game: Clone + Debug + Send + Sync + PartialEq + Eq + Hash + 'static {
     /// Writes the network input from the mover's view: plane 0 the mover's stones, plane 1 the
     /// opponent's, plane 2 all ones if the mover is `First` (so the net can tell sides apart).
     fn encode(&self, out: &mut [f32]);
-    /// Each cell's stone from `player`'s view, laid out as one input plane: 1 for
-    /// `player`'s, -1 for the opponent's, 0 empty. Read off `encode`'s planes 0 and 1; the
-    /// target of the network's final-board head.
-    fn occupancy(&self, player: Player, out: &mut [f32]) {
-        let cells = Self::cells();
-        let mut planes = vec![0.0; Self::input_size()];
-        self.encode(&mut planes);
-        let sign = if self.to_move() == player { 1.0 } else { -1.0 };
-        for (i, cell) in out[..cells].iter_mut().enumerate() {
-            *cell = sign * (planes[i] - planes[cells + i]);
-        }
-    }
     /// The symmetries of the rules (identity first).
     fn symmetries() -> Vec<Symmetry>;
 

@@ -64,9 +64,6 @@ impl AzgBody {
             policy: f_linear(&x, &self.policy)?,
             value: f_linear(&x, &self.value)?.f_tanh()?.f_view([-1])?,
             value_logits: None,
-            board: None,
-            opponent_policy: None,
-            soft_policy: None,
         })
     }
 }

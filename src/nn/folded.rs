@@ -17,12 +17,10 @@ use tch::{nn, Device, Kind, TchError, Tensor};
 
 use super::azg::AzgBody;
 use super::inference::Evaluator;
-use super::line_threats::with_threat_planes;
 use super::net::{
     channels_last, evaluate_batch, value_from_head, Bn, Body, Compute, Conv, ModelMeta, Net, Shape,
 };
 use super::resnet::ResnetBody;
-use super::squeeze_excite::SqueezeExcite;
 
 /// A convolution with the batch norm after it folded in, in the kind and layout it computes.
 struct FoldedConv {
@@ -85,18 +83,6 @@ impl Linear {
     }
 }
 
-/// A copy of a block's squeeze-and-excitation that shares nothing with it.
-fn snapshot(se: &SqueezeExcite) -> Result<SqueezeExcite, TchError> {
-    let copy = |l: &nn::Linear| -> Result<nn::Linear, TchError> {
-        let Linear { ws, bs } = Linear::copy(l)?;
-        Ok(nn::Linear { ws, bs })
-    };
-    Ok(SqueezeExcite {
-        fc1: copy(&se.fc1)?,
-        fc2: copy(&se.fc2)?,
-    })
-}
-
 /// A fresh tensor with `t`'s values, shared with nothing.
 fn own_copy(t: &Tensor) -> Result<Tensor, TchError> {
     t.f_detach()?.f_to_dtype(t.kind(), false, true)
@@ -126,11 +112,10 @@ fn fold(ws: &Tensor, bs: Option<&Tensor>, bn: &Bn) -> Result<(Tensor, Tensor), T
     Ok((folded_ws, folded_bs))
 }
 
-/// A residual block's two convolutions, and its squeeze-and-excitation if it has one.
+/// A residual block's two convolutions.
 struct FoldedBlock {
     conv1: FoldedConv,
     conv2: FoldedConv,
-    se: Option<SqueezeExcite>,
 }
 
 // One per network: the size difference does not matter.
@@ -144,8 +129,6 @@ enum FoldedBody {
         value_conv: FoldedConv,
         value_fc1: Linear,
         value_fc2: Linear,
-        /// Whether the input gets the line-threat planes first (see [`Body`]'s).
-        line_threats: bool,
     },
     AzgConv {
         convs: Vec<FoldedConv>,
@@ -156,8 +139,7 @@ enum FoldedBody {
     },
 }
 
-/// A network folded for inference (see the module's comment). Evaluates only: no training,
-/// no final-board head.
+/// A network folded for inference (see the module's comment). Evaluates only: no training.
 pub struct InferenceNet {
     body: FoldedBody,
     /// How the trunk computes (the heads: 32-bit floats, in the same layout).
@@ -186,10 +168,6 @@ impl InferenceNet {
                     value_bn,
                     value_fc1,
                     value_fc2,
-                    board: _,
-                    opponent_policy: _,
-                    soft_policy: _,
-                    line_threats,
                 }) => FoldedBody::Resnet {
                     input: FoldedConv::new(conv, bn, trunk)?,
                     blocks: blocks
@@ -198,7 +176,6 @@ impl InferenceNet {
                             Ok(FoldedBlock {
                                 conv1: FoldedConv::new(&b.conv1, &b.bn1, trunk)?,
                                 conv2: FoldedConv::new(&b.conv2, &b.bn2, trunk)?,
-                                se: b.se.as_ref().map(snapshot).transpose()?,
                             })
                         })
                         .collect::<Result<_, TchError>>()?,
@@ -207,7 +184,6 @@ impl InferenceNet {
                     value_conv: FoldedConv::new(value_conv, value_bn, heads)?,
                     value_fc1: Linear::copy(value_fc1)?,
                     value_fc2: Linear::copy(value_fc2)?,
-                    line_threats: *line_threats,
                 },
                 Body::AzgConv(AzgBody {
                     convs,
@@ -242,12 +218,7 @@ impl InferenceNet {
     /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`, as
     /// [`Net::forward`] computes them in inference.
     pub fn forward(&self, xs: &Tensor) -> Result<(Tensor, Tensor), TchError> {
-        let mut x = match self.body {
-            FoldedBody::Resnet {
-                line_threats: true, ..
-            } => with_threat_planes(xs)?.f_to_kind(self.trunk.kind)?,
-            _ => xs.f_to_kind(self.trunk.kind)?,
-        };
+        let mut x = xs.f_to_kind(self.trunk.kind)?;
         if self.trunk.channels_last {
             // Once: every convolution's output keeps the layout of its input.
             x = channels_last(&x)?;
@@ -261,15 +232,11 @@ impl InferenceNet {
                 value_conv,
                 value_fc1,
                 value_fc2,
-                line_threats: _,
             } => {
                 let mut x = input.f_forward(&x)?.f_relu()?;
                 for b in blocks {
                     let y = b.conv1.f_forward(&x)?.f_relu()?;
-                    let mut y = b.conv2.f_forward(&y)?;
-                    if let Some(se) = &b.se {
-                        y = se.f_forward(&y)?;
-                    }
+                    let y = b.conv2.f_forward(&y)?;
                     x = y.f_add(&x)?.f_relu()?;
                 }
                 let x = x.f_to_kind(Kind::Float)?;
@@ -389,28 +356,8 @@ mod tests {
 
     #[test]
     fn a_folded_network_answers_as_the_network_does() {
-        let arch = Arch::Resnet {
-            blocks: 2,
-            filters: 16,
-            value_channels: 2,
-            board_head: true,
-            wdl: false,
-            squeeze_excite: true,
-            opponent_policy_head: true,
-            soft_policy_head: true,
-            line_threats: false,
-        };
-        let wdl = Arch::Resnet {
-            blocks: 1,
-            filters: 16,
-            value_channels: 1,
-            board_head: false,
-            wdl: true,
-            squeeze_excite: false,
-            opponent_policy_head: false,
-            soft_policy_head: false,
-            line_threats: true,
-        };
+        let arch = Arch::resnet(2, 16);
+        let wdl = Arch::resnet(1, 16).with_wdl_head();
         for arch in [arch, wdl, Arch::AzgConv { channels: 16 }] {
             let net = trained_statistics(arch, 3);
             let (dp, dv) = differences(&net);
@@ -420,10 +367,7 @@ mod tests {
 
     #[test]
     fn in_bfloat16_a_folded_network_answers_within_its_precision() {
-        for arch in [
-            Arch::resnet(2, 16),
-            Arch::resnet(2, 16).with_squeeze_excite(),
-        ] {
+        for arch in [Arch::resnet(2, 16), Arch::resnet(2, 16).with_wdl_head()] {
             let net = trained_statistics(arch, 4).with_precision(Precision::Bf16);
             let (dp, dv) = differences(&net);
             // As the unfolded network in bfloat16 against 32 bits (net.rs's test).

@@ -1,18 +1,15 @@
-//! The network (`net`; its layers: the residual `resnet` with its blocks' `squeeze_excite`, or
-//! alpha-zero-general's plain convolutions, `azg`) and the number format it computes in
-//! (`precision`), the line-threat input planes a Connect Four network can compute from
-//! its stones (`line_threats`), the network folded for inference (`folded`), batched inference (`inference`) and named tensors as safetensors
-//! bytes (`tensors`: how models and training checkpoints are stored) and how many threads
-//! libtorch computes with (`torch_threads`, `training_threads`).
+//! The network (`net`; its layers: the residual `resnet`, or alpha-zero-general's plain
+//! convolutions, `azg`) and the number format it computes in (`precision`), the network
+//! folded for inference (`folded`), batched inference (`inference`), named tensors as
+//! safetensors bytes (`tensors`: how models and training checkpoints are stored) and how many
+//! threads libtorch computes with (`torch_threads`, `training_threads`).
 
 pub mod azg;
 pub mod folded;
 pub mod inference;
-pub mod line_threats;
 pub mod net;
 pub mod precision;
 pub mod resnet;
-pub mod squeeze_excite;
 pub mod tensors;
 pub mod torch_threads;
 pub mod training_threads;

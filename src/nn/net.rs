@@ -13,10 +13,8 @@ use tch::nn;
 use tch::{Device, Kind, TchError, Tensor};
 
 use super::azg::AzgBody;
-use super::line_threats::THREAT_PLANES;
 use super::precision::Precision;
 use super::resnet::ResnetBody;
-use super::squeeze_excite::hidden_width;
 use super::tensors::{
     from_safetensors_bytes, read_safetensors_metadata, to_safetensors_bytes, FileMetadata,
 };
@@ -30,20 +28,10 @@ pub const META_KEY: &str = "zero.model";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Arch {
-    /// `blocks` residual blocks of `filters` 3x3 filters. The value head reduces the trunk to
-    /// `value_channels` planes (1x1 convolution) before its fully connected layers: AlphaGo
-    /// Zero's one plane, the default, squeezes all the board's value-relevant facts into one
-    /// number a cell. Absent from the descriptions of networks that have one.
+    /// `blocks` residual blocks of `filters` 3x3 filters, AlphaGo Zero's one-plane value head.
     Resnet {
         blocks: usize,
         filters: usize,
-        #[serde(default = "one", skip_serializing_if = "is_one")]
-        value_channels: usize,
-        /// A third head, for training only: each cell's final owner, from the mover's view
-        /// (KataGo's ownership target). It teaches the trunk where the game will end up;
-        /// play never computes it. Absent from the descriptions of networks without it.
-        #[serde(default, skip_serializing_if = "is_false")]
-        board_head: bool,
         /// The value head's last layer gives three logits, the mover's win, draw and loss
         /// (Lc0's WDL head), trained by cross-entropy, instead of one number through tanh
         /// trained by squared error; the value searches use is the expected result, win
@@ -51,42 +39,10 @@ pub enum Arch {
         /// from the descriptions of networks with the scalar head.
         #[serde(default, skip_serializing_if = "is_false")]
         wdl: bool,
-        /// Each residual block gates and shifts its channels by what their means over the
-        /// board say ([`super::squeeze_excite`], Lc0's blocks). Absent from the descriptions
-        /// of networks without it.
-        #[serde(default, skip_serializing_if = "is_false")]
-        squeeze_excite: bool,
-        /// A fourth head, for training only: the opponent's reply, the policy target of the
-        /// next position (KataGo's auxiliary opponent-policy target, Wu 2019). It teaches the
-        /// trunk what the other side threatens; play never computes it. Absent from the
-        /// descriptions of networks without it.
-        #[serde(default, skip_serializing_if = "is_false")]
-        opponent_policy_head: bool,
-        /// A fifth head, for training only: the policy target raised to the power 1/4 and
-        /// normalised again (KataGo's auxiliary soft-policy target, 2023). Its cross-entropy
-        /// asks the trunk to rank the moves the search liked less, not only the one or two it
-        /// liked most; play never computes it. Absent from the descriptions of networks
-        /// without it.
-        #[serde(default, skip_serializing_if = "is_false")]
-        soft_policy_head: bool,
-        /// Two more input planes, computed by the network from its stones: the empty cells
-        /// that would complete a line of four for the mover, and for the opponent
-        /// ([`super::line_threats`]; Connect Four's only). Absent from the descriptions of
-        /// networks without them.
-        #[serde(default, skip_serializing_if = "is_false")]
-        line_threats: bool,
     },
     /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
     /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
     AzgConv { channels: usize },
-}
-
-fn one() -> usize {
-    1
-}
-
-fn is_one(x: &usize) -> bool {
-    *x == 1
 }
 
 fn is_false(x: &bool) -> bool {
@@ -122,99 +78,22 @@ pub(super) fn is_wdl_output(out: &Tensor) -> bool {
     out.size().last() == Some(&WDL_OUTPUTS)
 }
 
-/// What a network's heads answer: policy logits `[n, actions]`, values `[n]`, the value head's
-/// win/draw/loss logits `[n, 3]` (a network with that head; training's target), and when
-/// training's heads are asked for and the network has them, the final-board prediction
-/// `[n, h * w]` in [-1, 1] and the opponent's policy logits `[n, actions]`.
+/// What a network's heads answer: policy logits `[n, actions]`, values `[n]`, and the value
+/// head's win/draw/loss logits `[n, 3]` for a network with that head (training's target).
 pub struct Heads {
     pub policy: Tensor,
     pub value: Tensor,
     pub value_logits: Option<Tensor>,
-    pub board: Option<Tensor>,
-    pub opponent_policy: Option<Tensor>,
-    pub soft_policy: Option<Tensor>,
 }
 
 impl Arch {
-    /// A residual network with AlphaGo Zero's one-plane value head.
+    /// A residual network with AlphaGo Zero's scalar value head.
     pub const fn resnet(blocks: usize, filters: usize) -> Arch {
         Arch::Resnet {
             blocks,
             filters,
-            value_channels: 1,
-            board_head: false,
             wdl: false,
-            squeeze_excite: false,
-            opponent_policy_head: false,
-            soft_policy_head: false,
-            line_threats: false,
         }
-    }
-
-    /// Whether the network computes the line-threat planes from its input.
-    pub fn has_line_threats(&self) -> bool {
-        matches!(
-            self,
-            Arch::Resnet {
-                line_threats: true,
-                ..
-            }
-        )
-    }
-
-    /// The same network with the line-threat input planes (a residual network; other shapes
-    /// are returned as they are).
-    pub const fn with_line_threats(mut self) -> Arch {
-        if let Arch::Resnet { line_threats, .. } = &mut self {
-            *line_threats = true;
-        }
-        self
-    }
-
-    /// The planes the network's first convolution reads for a game of `shape`: the game's,
-    /// and the line-threat planes of a network that computes them.
-    pub fn input_planes(&self, shape: Shape) -> usize {
-        if self.has_line_threats() {
-            shape.planes + THREAT_PLANES
-        } else {
-            shape.planes
-        }
-    }
-
-    /// Whether the network has the soft-policy head (trained on the policy target to the
-    /// power 1/4).
-    pub fn has_soft_policy_head(&self) -> bool {
-        matches!(
-            self,
-            Arch::Resnet {
-                soft_policy_head: true,
-                line_threats: false,
-                ..
-            }
-        )
-    }
-
-    /// Whether the network has the opponent-policy head (trained on the next position's
-    /// policy target).
-    pub fn has_opponent_policy_head(&self) -> bool {
-        matches!(
-            self,
-            Arch::Resnet {
-                opponent_policy_head: true,
-                ..
-            }
-        )
-    }
-
-    /// Whether the network has the final-board head (trained on each cell's final owner).
-    pub fn has_board_head(&self) -> bool {
-        matches!(
-            self,
-            Arch::Resnet {
-                board_head: true,
-                ..
-            }
-        )
     }
 
     /// The same network with the win/draw/loss value head (a residual network; other
@@ -222,27 +101,6 @@ impl Arch {
     pub const fn with_wdl_head(mut self) -> Arch {
         if let Arch::Resnet { wdl, .. } = &mut self {
             *wdl = true;
-        }
-        self
-    }
-
-    /// The same network with the training-only soft-policy head (a residual network; other
-    /// shapes have no such head and are returned as they are).
-    pub const fn with_soft_policy_head(mut self) -> Arch {
-        if let Arch::Resnet {
-            soft_policy_head, ..
-        } = &mut self
-        {
-            *soft_policy_head = true;
-        }
-        self
-    }
-
-    /// The same network with squeeze-and-excitation in every residual block (a residual
-    /// network; other shapes are returned as they are).
-    pub const fn with_squeeze_excite(mut self) -> Arch {
-        if let Arch::Resnet { squeeze_excite, .. } = &mut self {
-            *squeeze_excite = true;
         }
         self
     }
@@ -265,8 +123,7 @@ impl Arch {
         let n = |x: usize| u64::try_from(x).ok();
         let (cells, f) = (n(shape.height)?.checked_mul(n(shape.width)?)?, n(filters)?);
         // The input convolution, then two 3x3 convolutions a block.
-        let inputs =
-            n(self.input_planes(shape))?.checked_add(n(blocks)?.checked_mul(2)?.checked_mul(f)?)?;
+        let inputs = n(shape.planes)?.checked_add(n(blocks)?.checked_mul(2)?.checked_mul(f)?)?;
         cells.checked_mul(9)?.checked_mul(f)?.checked_mul(inputs)
     }
 
@@ -277,7 +134,7 @@ impl Arch {
     /// network of that size is built.
     pub fn numbers(&self, shape: Shape) -> Option<i64> {
         let n = |x: usize| i64::try_from(x).ok();
-        let (planes, actions) = (n(self.input_planes(shape))?, n(shape.actions)?);
+        let (planes, actions) = (n(shape.planes)?, n(shape.actions)?);
         let cells = n(shape.height)?.checked_mul(n(shape.width)?)?;
         // A convolution without bias, a batch norm (weight, bias, mean, variance), a linear
         // layer with bias.
@@ -293,42 +150,20 @@ impl Arch {
             Arch::Resnet {
                 blocks,
                 filters,
-                value_channels,
-                board_head,
                 wdl,
-                squeeze_excite,
-                opponent_policy_head,
-                soft_policy_head,
-                line_threats: _,
             } => {
-                let (b, f, v) = (n(blocks)?, n(filters)?, n(value_channels)?);
-                let se = if squeeze_excite {
-                    let hidden = n(hidden_width(filters))?;
-                    sum(&[linear(f, hidden), linear(hidden, f.checked_mul(2)?)])?
-                } else {
-                    0
-                };
-                let block = sum(&[conv(f, f, 3), bn(f), conv(f, f, 3), bn(f), Some(se)])?;
-                let board = if board_head {
-                    sum(&[conv(f, 1, 1), bn(1)])?
-                } else {
-                    0
-                };
-                let policy_head =
-                    sum(&[conv(f, 2, 1), bn(2), linear(cells.checked_mul(2)?, actions)])?;
-                let opponent = if opponent_policy_head { policy_head } else { 0 };
-                let soft = if soft_policy_head { policy_head } else { 0 };
+                let (b, f) = (n(blocks)?, n(filters)?);
+                let block = sum(&[conv(f, f, 3), bn(f), conv(f, f, 3), bn(f)])?;
                 sum(&[
-                    Some(board),
-                    Some(opponent),
-                    Some(soft),
                     conv(planes, f, 3),
                     bn(f),
                     block.checked_mul(b),
-                    Some(policy_head),
-                    conv(f, v, 1),
-                    bn(v),
-                    linear(cells.checked_mul(v)?, 64),
+                    conv(f, 2, 1),
+                    bn(2),
+                    linear(cells.checked_mul(2)?, actions),
+                    conv(f, 1, 1),
+                    bn(1),
+                    linear(cells, 64),
                     linear(64, value_outputs(wdl)),
                 ])
             }
@@ -362,35 +197,11 @@ impl std::fmt::Display for Arch {
             Arch::Resnet {
                 blocks,
                 filters,
-                value_channels,
-                board_head,
                 wdl,
-                squeeze_excite,
-                opponent_policy_head,
-                soft_policy_head,
-                line_threats,
             } => {
                 write!(f, "resnet {blocks}x{filters}")?;
-                if *squeeze_excite {
-                    write!(f, ", squeeze-excitation")?;
-                }
-                if !is_one(value_channels) {
-                    write!(f, ", value head {value_channels}")?;
-                }
                 if *wdl {
                     write!(f, ", win/draw/loss value")?;
-                }
-                if *board_head {
-                    write!(f, ", board head")?;
-                }
-                if *opponent_policy_head {
-                    write!(f, ", opponent-policy head")?;
-                }
-                if *soft_policy_head {
-                    write!(f, ", soft-policy head")?;
-                }
-                if *line_threats {
-                    write!(f, ", line-threat planes")?;
                 }
                 Ok(())
             }
@@ -602,7 +413,7 @@ impl Net {
         let vs = nn::VarStore::new(device);
         let p = vs.root();
         let body = match arch {
-            Arch::Resnet { .. } => Body::Resnet(ResnetBody::new(p, game, arch, shape)?),
+            Arch::Resnet { .. } => Body::Resnet(ResnetBody::new(p, arch, shape)?),
             Arch::AzgConv { channels } => Body::AzgConv(AzgBody::new(p, channels, shape)),
         };
         Ok(Net {
@@ -671,27 +482,16 @@ impl Net {
     /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`. A libtorch
     /// failure (a wrong shape, memory) is an error, not a panic.
     pub fn forward(&self, xs: &Tensor, train: bool) -> Result<(Tensor, Tensor), TchError> {
-        let heads = self.forward_heads(xs, train, false)?;
+        let heads = self.forward_heads(xs, train)?;
         Ok((heads.policy, heads.value))
     }
 
-    /// Whether the network has the final-board head (training targets it).
-    pub fn has_board_head(&self) -> bool {
-        matches!(&self.body, Body::Resnet(ResnetBody { board: Some(_), .. }))
-    }
-
     /// As [`Net::forward`], with the win/draw/loss logits of a network with that value head
-    /// and, when `training_heads` are asked for, those of the final-board and opponent-policy
-    /// heads the network has ([`Heads`]).
-    pub fn forward_heads(
-        &self,
-        xs: &Tensor,
-        train: bool,
-        training_heads: bool,
-    ) -> Result<Heads, TchError> {
+    /// ([`Heads`]).
+    pub fn forward_heads(&self, xs: &Tensor, train: bool) -> Result<Heads, TchError> {
         let trunk = self.trunk_compute();
         match &self.body {
-            Body::Resnet(body) => body.forward_heads(xs, train, training_heads, trunk),
+            Body::Resnet(body) => body.forward_heads(xs, train, trunk),
             Body::AzgConv(body) => body.forward_heads(xs, train, trunk),
         }
     }
@@ -1057,47 +857,6 @@ mod tests {
     }
 
     #[test]
-    fn a_network_with_line_threat_planes_is_connect_fours_and_round_trips() {
-        use crate::games::{Connect4, Game};
-        let shape = Shape::of::<Connect4>();
-        let arch = Arch::resnet(1, 4).with_wdl_head().with_line_threats();
-        let e = Net::new(GAME, arch, Shape::of::<TicTacToe>(), Device::Cpu)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(e.contains("are Connect Four's, not tictactoe's"), "{e}");
-
-        let original = Net::new_seeded("connect4", arch, shape, Device::Cpu, 5).unwrap();
-        let input = original.vs.variables()["input_conv.weight"].size();
-        assert_eq!(input[1], 5, "three planes of the game's, two of threats");
-        let total: i64 = original
-            .vs
-            .variables()
-            .values()
-            .map(|t| t.numel() as i64)
-            .sum();
-        assert_eq!(arch.numbers(shape), Some(total));
-        assert!(arch.to_string().ends_with(", line-threat planes"), "{arch}");
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("best.safetensors");
-        original.save(&path).unwrap();
-        let back = Net::load(&path, "connect4", shape, Device::Cpu).unwrap();
-        assert!(back.meta.arch.has_line_threats());
-        let mut x = vec![0.0; 2 * shape.input_size()];
-        for (i, moves) in ["4455", "1122334"].iter().enumerate() {
-            let pos = Connect4::parse_position(moves).unwrap();
-            pos.encode(&mut x[i * shape.input_size()..]);
-        }
-        let answers = |net: &Net| {
-            let (mut p, mut v) = (vec![0.0; 2 * shape.actions], vec![0.0; 2]);
-            net.evaluate(&x, 2, &mut p, &mut v).unwrap();
-            (p, v)
-        };
-        assert_eq!(answers(&original), answers(&back));
-    }
-
-    #[test]
     fn models_saved_with_a_sidecar_still_load_and_the_sidecar_goes_on_saving() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("best.safetensors");
@@ -1229,41 +988,7 @@ mod tests {
             for arch in [
                 Arch::resnet(1, 8),
                 Arch::resnet(3, 5),
-                Arch::Resnet {
-                    blocks: 2,
-                    filters: 6,
-                    value_channels: 4,
-                    board_head: false,
-                    wdl: false,
-                    squeeze_excite: false,
-                    opponent_policy_head: false,
-                    soft_policy_head: false,
-                    line_threats: false,
-                },
-                Arch::Resnet {
-                    blocks: 1,
-                    filters: 3,
-                    value_channels: 1,
-                    board_head: true,
-                    wdl: false,
-                    squeeze_excite: false,
-                    opponent_policy_head: false,
-                    soft_policy_head: false,
-                    line_threats: false,
-                },
-                Arch::Resnet {
-                    blocks: 1,
-                    filters: 4,
-                    value_channels: 2,
-                    board_head: false,
-                    wdl: true,
-                    squeeze_excite: false,
-                    opponent_policy_head: true,
-                    soft_policy_head: true,
-                    line_threats: false,
-                },
-                Arch::resnet(2, 6).with_squeeze_excite(),
-                Arch::resnet(1, 3).with_wdl_head().with_squeeze_excite(),
+                Arch::resnet(1, 4).with_wdl_head(),
                 Arch::AzgConv { channels: 4 },
             ] {
                 let built = match Net::new(GAME, arch, shape, Device::Cpu) {
@@ -1294,28 +1019,6 @@ mod tests {
     }
 
     #[test]
-    fn the_training_only_policy_heads_are_described_and_known_together() {
-        let arch: Arch = serde_json::from_str(
-            r#"{"kind":"resnet","blocks":1,"filters":8,"opponent_policy_head":true,"soft_policy_head":true}"#,
-        )
-        .unwrap();
-        assert!(arch.has_opponent_policy_head() && arch.has_soft_policy_head());
-        assert_eq!(
-            arch.to_string(),
-            "resnet 1x8, opponent-policy head, soft-policy head"
-        );
-        let soft = Arch::resnet(1, 8).with_soft_policy_head();
-        assert!(!soft.has_opponent_policy_head() && soft.has_soft_policy_head());
-        // Absent from the description of a network without it, as before the head existed.
-        let json = serde_json::to_string(&Arch::resnet(1, 8)).unwrap();
-        assert!(!json.contains("soft"), "{json}");
-        assert_eq!(
-            serde_json::from_str::<Arch>(&json).unwrap(),
-            Arch::resnet(1, 8)
-        );
-    }
-
-    #[test]
     fn a_win_draw_loss_head_values_a_position_at_its_expected_result() {
         let arch: Arch =
             serde_json::from_str(r#"{"kind":"resnet","blocks":1,"filters":8,"wdl":true}"#).unwrap();
@@ -1326,7 +1029,7 @@ mod tests {
         let shape = Shape::of::<TicTacToe>();
         let net = Net::new_seeded(GAME, arch, shape, Device::Cpu, 2).unwrap();
         let xs = Tensor::rand([5, 3, 3, 3], (Kind::Float, Device::Cpu));
-        let heads = net.forward_heads(&xs, false, false).unwrap();
+        let heads = net.forward_heads(&xs, false).unwrap();
         let p = heads.value_logits.unwrap().softmax(-1, Kind::Float);
         let expected = p.select(1, 0) - p.select(1, 2);
         let diff = (&heads.value - expected).abs().max().double_value(&[]);
@@ -1341,7 +1044,7 @@ mod tests {
         // The scalar head has no logits.
         let plain = net_with(Arch::resnet(1, 8));
         assert!(plain
-            .forward_heads(&xs, false, false)
+            .forward_heads(&xs, false)
             .unwrap()
             .value_logits
             .is_none());
@@ -1349,138 +1052,6 @@ mod tests {
 
     fn net_with(arch: Arch) -> Net {
         Net::new_seeded(GAME, arch, Shape::of::<TicTacToe>(), Device::Cpu, 1).unwrap()
-    }
-
-    #[test]
-    fn a_wider_value_head_is_described_only_where_it_is_not_the_default() {
-        // A description without `value_channels` (every model before the setting) is the
-        // one-plane head, and the one-plane head is still described that way.
-        let old: Arch =
-            serde_json::from_str(r#"{"kind":"resnet","blocks":4,"filters":48}"#).unwrap();
-        assert_eq!(old, Arch::resnet(4, 48));
-        assert_eq!(
-            serde_json::to_string(&old).unwrap(),
-            r#"{"kind":"resnet","blocks":4,"filters":48}"#
-        );
-        assert_eq!(old.to_string(), "resnet 4x48");
-        let wide = Arch::Resnet {
-            blocks: 1,
-            filters: 8,
-            value_channels: 4,
-            board_head: false,
-            wdl: false,
-            squeeze_excite: false,
-            opponent_policy_head: false,
-            soft_policy_head: false,
-            line_threats: false,
-        };
-        let json = serde_json::to_string(&wide).unwrap();
-        assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), wide);
-        assert_eq!(wide.to_string(), "resnet 1x8, value head 4");
-        // Saved and loaded with its head; its weights differ in shape from the default's.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("wide.safetensors");
-        let shape = Shape::of::<TicTacToe>();
-        let net = Net::new_seeded(GAME, wide, shape, Device::Cpu, 1).unwrap();
-        net.save(&path).unwrap();
-        let back = load(&path).unwrap();
-        assert_eq!(back.meta.arch, wide);
-        assert_eq!(weights(&back), weights(&net));
-        let zero = Arch::Resnet {
-            blocks: 1,
-            filters: 8,
-            value_channels: 0,
-            board_head: false,
-            wdl: false,
-            squeeze_excite: false,
-            opponent_policy_head: false,
-            soft_policy_head: false,
-            line_threats: false,
-        };
-        let e = Net::new(GAME, zero, shape, Device::Cpu).err().unwrap();
-        assert!(e.to_string().contains("one value channel"), "{e}");
-    }
-
-    #[test]
-    fn squeeze_excitation_is_described_saved_and_loaded_with_its_layers() {
-        let se = Arch::resnet(2, 8).with_squeeze_excite();
-        let json = serde_json::to_string(&se).unwrap();
-        assert_eq!(
-            json,
-            r#"{"kind":"resnet","blocks":2,"filters":8,"squeeze_excite":true}"#
-        );
-        assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), se);
-        assert_eq!(se.to_string(), "resnet 2x8, squeeze-excitation");
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("se.safetensors");
-        let shape = Shape::of::<TicTacToe>();
-        let net = Net::new_seeded(GAME, se, shape, Device::Cpu, 1).unwrap();
-        let names: Vec<String> = weights(&net).into_iter().map(|(n, _)| n).collect();
-        assert!(
-            names.iter().any(|n| n == "block1.se_fc2.weight"),
-            "{names:?}"
-        );
-        net.save(&path).unwrap();
-        let back = load(&path).unwrap();
-        assert_eq!(back.meta.arch, se);
-        assert_eq!(weights(&back), weights(&net));
-    }
-
-    #[test]
-    fn a_board_head_adds_a_training_output_and_changes_nothing_else() {
-        let shape = Shape::of::<TicTacToe>();
-        let with = Arch::Resnet {
-            blocks: 1,
-            filters: 8,
-            value_channels: 1,
-            board_head: true,
-            wdl: false,
-            squeeze_excite: false,
-            opponent_policy_head: false,
-            soft_policy_head: false,
-            line_threats: false,
-        };
-        assert_eq!(with.to_string(), "resnet 1x8, board head");
-        let json = serde_json::to_string(&with).unwrap();
-        assert!(json.contains(r#""board_head":true"#), "{json}");
-        assert_eq!(serde_json::from_str::<Arch>(&json).unwrap(), with);
-        assert!(with.has_board_head() && !Arch::resnet(1, 8).has_board_head());
-
-        // Seeded alike, the two networks share every weight but the head's, and answer alike.
-        let head = Net::new_seeded(GAME, with, shape, Device::Cpu, 4).unwrap();
-        let plain = Net::new_seeded(GAME, Arch::resnet(1, 8), shape, Device::Cpu, 4).unwrap();
-        let head_weights: HashMap<String, Vec<f32>> = weights(&head).into_iter().collect();
-        for (name, w) in weights(&plain) {
-            assert_eq!(head_weights[&name], w, "{name}");
-        }
-        assert_eq!(head_weights.len(), weights(&plain).len() + 5);
-        let xs = Tensor::rand([5, 3, 3, 3], (Kind::Float, Device::Cpu));
-        let (p1, v1) = head.forward(&xs, false).unwrap();
-        let (p2, v2) = plain.forward(&xs, false).unwrap();
-        assert!(p1.equal(&p2) && v1.equal(&v2));
-
-        // The head: one number a cell in [-1, 1]; asked of a network without it, none.
-        let board = head.forward_heads(&xs, false, true).unwrap().board.unwrap();
-        assert_eq!(board.size(), [5, 9]);
-        assert!(board.abs().max().double_value(&[]) <= 1.0);
-        assert!(plain
-            .forward_heads(&xs, false, true)
-            .unwrap()
-            .board
-            .is_none());
-        assert!(head
-            .forward_heads(&xs, false, false)
-            .unwrap()
-            .board
-            .is_none());
-
-        // Saved and loaded with its head.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("head.safetensors");
-        head.save(&path).unwrap();
-        let back = load(&path).unwrap();
-        assert!(back.has_board_head());
-        assert_eq!(weights(&back), weights(&head));
     }
 
     #[test]
