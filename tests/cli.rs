@@ -2,7 +2,7 @@
 //! never a panic; figures come as JSON with `--json`.
 
 use std::process::Command;
-use zero::alphazero::presets::{cpu_connect4_budget, long_connect4_budget};
+use zero::alphazero::config::presets::{cpu_connect4_budget, long_connect4_budget};
 
 fn zero(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_zero"))
@@ -908,16 +908,19 @@ fn connect_four_self_plays_with_gumbel_unless_puct_is_asked_for() {
         zero::nn::Precision::F32 => "f32",
     };
     assert_eq!(
-        (run["games"].as_u64(), run["sims"].as_u64()),
+        (
+            run["selfplay"]["games"].as_u64(),
+            run["selfplay"]["sims"].as_u64()
+        ),
         (Some(games), Some(16))
     );
-    assert_eq!(run["precision"], precision);
+    assert_eq!(run["net"]["precision"], precision);
     // The saved run keeps its settings, and the refusal says which ones differ.
     let (code, _, err) = start(&["--search", "puct"]);
     assert_ne!(code, 0);
     for difference in [
-        format!("games: {games}, not 400"),
-        "sims: 16, not 64".to_string(),
+        format!("selfplay.games: {games}, not 400"),
+        "selfplay.sims: 16, not 64".to_string(),
         "mcts.search: \"gumbel\", not \"puct\"".to_string(),
     ] {
         assert!(
@@ -971,14 +974,14 @@ fn tiny_run_edited(dir: &std::path::Path, edit: impl FnOnce(&mut serde_json::Val
 fn a_run_json_edited_out_of_range_is_refused_by_name_and_left_as_it_was() {
     let tmp = tempfile::tempdir().unwrap();
     let edited = tiny_run_edited(tmp.path(), |run| {
-        run["sims"] = 0.into();
-        run["value_target_mix"] = 2.5.into();
+        run["selfplay"]["sims"] = 0.into();
+        run["train"]["value_target_mix"] = 2.5.into();
     });
     let (code, _, err) = cycle_in(tmp.path(), &["--iterations", "1"]);
     assert_eq!(code, 1, "{err}");
     for problem in [
-        "sims is 0 (must be at least 1)",
-        "value_target_mix is 2.5 (must be from 0 to 1)",
+        "selfplay.sims is 0 (must be at least 1)",
+        "train.value_target_mix is 2.5 (must be from 0 to 1)",
         "run.json",
     ] {
         assert!(err.contains(problem), "{problem} missing from: {err}");
@@ -991,7 +994,7 @@ fn a_run_json_edited_out_of_range_is_refused_by_name_and_left_as_it_was() {
 #[test]
 fn a_run_json_asking_for_another_network_shape_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    tiny_run_edited(tmp.path(), |run| run["arch"]["filters"] = 32.into());
+    tiny_run_edited(tmp.path(), |run| run["net"]["arch"]["filters"] = 32.into());
     // Generation 0 was made as resnet 1x16: the edit is refused, not silently ignored.
     let (code, _, err) = cycle_in(tmp.path(), &["--iterations", "1"]);
     assert_eq!(code, 1, "{err}");
@@ -1101,13 +1104,20 @@ fn the_long_preset_sets_up_the_cpu_run_with_mixed_forks_and_a_learning_rate_drop
     // Its own budget, which follows the processor (AMX, bfloat16 vectors, 32 bits).
     let (games, steps) = long_connect4_budget(zero::nn::CpuMatrixUnits::detect());
     assert_eq!(
-        (cfg["games"].as_u64(), cfg["train_steps"].as_u64()),
+        (
+            cfg["selfplay"]["games"].as_u64(),
+            cfg["train"]["steps"].as_u64()
+        ),
         (Some(games), Some(steps))
     );
-    assert_eq!(cfg["learning_rate_drops"][0]["from_iteration"], 46);
-    assert_eq!(cfg["learning_rate_drops"][0]["learning_rate"], 1e-3);
+    let drops = &cfg["train"]["learning_rate_drops"];
+    assert_eq!(drops[0]["from_iteration"], 46);
+    assert_eq!(drops[0]["learning_rate"], 1e-3);
     // Half its forks' moves uniform, half by the policy (the cpu preset's: by the policy).
-    assert_eq!(cfg["fork_move"], serde_json::json!({"mixed": 0.5}));
+    assert_eq!(
+        cfg["selfplay"]["fork_move"],
+        serde_json::json!({"mixed": 0.5})
+    );
 }
 
 /// `zero report`'s chart is titled with what the run was (game, preset, network, seed) and

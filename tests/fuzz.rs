@@ -37,7 +37,8 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseResult, TestRunner};
 
 use zero::alphazero::config::{
-    ForkMove, GradeConfig, LearningRateDrop, PlayoutCap, Research, RunConfig,
+    EvalConfig, ForkMove, GradeConfig, LearningRateDrop, NetConfig, PlayoutCap, Research,
+    RunConfig, SelfPlayConfig, TrainConfig,
 };
 use zero::alphazero::metrics::{
     parse_metrics, EvaluateRecord, SelfPlayRecord, StageRecord, TrainRecord,
@@ -1126,50 +1127,58 @@ fn run_config() -> impl Strategy<Value = RunConfig> {
     )
         .prop_map(|(a, b, c, d, e)| RunConfig {
             preset: a.0,
-            arch: a.1,
-            games: a.2,
-            sims: a.3,
-            parallel_games: a.4,
-            workers: a.5,
-            inference_threads: a.5 / 2,
-            chunk_games: b.0,
-            temperature_plies: b.1,
-            random_opening_plies: b.1 / 2,
-            fork_share: d.0,
-            fork_plies: b.1 / 3,
-            fork_move: match d.1 % 3 {
-                0 => ForkMove::Uniform,
-                1 => ForkMove::Policy,
-                _ => ForkMove::Mixed(c.3 as f64),
+            seed: e.2,
+            net: NetConfig {
+                arch: a.1,
+                precision: if e.3 { Precision::Bf16 } else { Precision::F32 },
+            },
+            selfplay: SelfPlayConfig {
+                games: a.2,
+                sims: a.3,
+                parallel_games: a.4,
+                workers: a.5,
+                inference_threads: a.5 / 2,
+                chunk_games: b.0,
+                temperature_plies: b.1,
+                random_opening_plies: b.1 / 2,
+                fork_share: d.0,
+                fork_plies: b.1 / 3,
+                fork_move: match d.1 % 3 {
+                    0 => ForkMove::Uniform,
+                    1 => ForkMove::Policy,
+                    _ => ForkMove::Mixed(c.3 as f64),
+                },
             },
             mcts: b.2,
-            precision: if e.3 { Precision::Bf16 } else { Precision::F32 },
-            train_steps: b.3,
-            batch_size: b.4,
-            learning_rate: c.0,
-            learning_rate_drops: if e.3 {
-                vec![LearningRateDrop {
-                    from_iteration: c.2,
-                    learning_rate: d.0,
-                }]
-            } else {
-                Vec::new()
+            train: TrainConfig {
+                steps: b.3,
+                batch_size: b.4,
+                learning_rate: c.0,
+                learning_rate_drops: if e.3 {
+                    vec![LearningRateDrop {
+                        from_iteration: c.2,
+                        learning_rate: d.0,
+                    }]
+                } else {
+                    Vec::new()
+                },
+                weight_decay: c.1,
+                window: c.2,
+                value_target_mix: c.3,
             },
-            weight_decay: c.1,
-            window: c.2,
-            value_target_mix: c.3,
-            eval_games: c.4,
-            eval_sims: c.5,
-            promote_threshold: d.0,
-            eval_random_plies: d.1,
-            eval_opening_plies: d.1 / 3,
-            benchmark: d.2,
-            benchmark_games: d.3,
-            grade: GradeConfig {
-                net_positions: e.0,
-                search_positions: e.1,
+            eval: EvalConfig {
+                games: c.4,
+                sims: c.5,
+                promote_threshold: d.0,
+                random_plies: d.1,
+                opening_plies: d.1 / 3,
+                benchmark: d.2,
+                benchmark_games: d.3,
+                grade: GradeConfig {
+                    net_positions: e.0,
+                    search_positions: e.1,
+                },
             },
-            seed: e.2,
             research: Research {
                 playout_cap: e.3.then_some(PlayoutCap {
                     full_fraction: c.1,
@@ -1190,6 +1199,10 @@ const CONFIG_TOKENS: &[&str] = &[
     "\"channels\":",
     "\"games\":",
     "\"chunk_games\":",
+    "\"selfplay\":",
+    "\"train\":",
+    "\"eval\":",
+    "\"net\":",
     "\"mcts\":",
     "\"search\":\"gumbel\"",
     "\"grade\":",
@@ -1216,7 +1229,7 @@ fn fuzz_run_json() {
     for preset in ["cpu", "gpu", "tiny", "long"] {
         for game in [GameKind::Connect4, GameKind::TicTacToe, GameKind::Othello4] {
             let mut cfg = RunConfig::preset(preset, game, false).unwrap();
-            cfg.benchmark = Some("minimax:4".into());
+            cfg.eval.benchmark = Some("minimax:4".into());
             seeds.push(serde_json::to_vec_pretty(&cfg).unwrap());
         }
     }
@@ -2190,7 +2203,7 @@ fn regression_labelled_positions_with_impossible_scores() {
 fn regression_floats_in_json_read_back_exactly() {
     let path = fuzz_path("run.json");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.weight_decay = 4.46877931259953e-198;
+    cfg.train.weight_decay = 4.46877931259953e-198;
     let text = serde_json::to_vec_pretty(&cfg).unwrap();
     assert_eq!(parse_json::<RunConfig>(&path, &text).unwrap(), cfg);
     let record = StageRecord::SelfPlay(SelfPlayRecord {

@@ -83,7 +83,7 @@ fn tiny_cycle_runs_and_resumes() {
     assert!(minutes[0] > 0.0 && minutes[1] > minutes[0], "{minutes:?}");
     let meta = Net::read_meta(&paths.latest()).unwrap();
     assert_eq!(meta.game, "tictactoe");
-    assert_eq!(meta.training_steps, 2 * cfg.train_steps);
+    assert_eq!(meta.training_steps, 2 * cfg.train.steps);
 
     // Running again to the same target does nothing; a higher target continues.
     run_cycle::<TicTacToe>(&cfg, &paths, 2, None, false, &mut |_| {}).unwrap();
@@ -128,7 +128,7 @@ fn tiny_cycle_best(cfg: &RunConfig) -> (Vec<(String, Vec<f32>)>, Vec<StageRecord
 #[test]
 fn a_cycle_without_the_match_promotes_latest_and_learns_as_an_always_promoting_one() {
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.eval_games = 0;
+    cfg.eval.games = 0;
     let (best, records) = tiny_cycle_best(&cfg);
     let evaluations: Vec<_> = records
         .iter()
@@ -150,8 +150,8 @@ fn a_cycle_without_the_match_promotes_latest_and_learns_as_an_always_promoting_o
     assert!(table.contains("no match"), "{table}");
     // The match decides nothing when latest always wins promotion: a run that plays it with a
     // threshold of 0 trains the same best, bit for bit.
-    cfg.eval_games = 4;
-    cfg.promote_threshold = 0.0;
+    cfg.eval.games = 4;
+    cfg.eval.promote_threshold = 0.0;
     let (gated, records) = tiny_cycle_best(&cfg);
     assert!(records
         .iter()
@@ -165,13 +165,13 @@ fn a_trained_network_beats_the_untrained_one() {
     let dir = tmp.path();
     let paths = RunPaths::new(&dir.join("models"), &dir.join("data"), "tictactoe");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.arch = zero::nn::Arch::resnet(1, 32);
-    cfg.games = 150;
-    cfg.sims = 24;
-    cfg.parallel_games = 50;
-    cfg.chunk_games = 150;
-    cfg.train_steps = 150;
-    cfg.eval_games = 2;
+    cfg.net.arch = zero::nn::Arch::resnet(1, 32);
+    cfg.selfplay.games = 150;
+    cfg.selfplay.sims = 24;
+    cfg.selfplay.parallel_games = 50;
+    cfg.selfplay.chunk_games = 150;
+    cfg.train.steps = 150;
+    cfg.eval.games = 2;
     ensure_best::<TicTacToe>(&cfg, &paths).unwrap();
     let untrained = dir.join("untrained.safetensors");
     Net::load(
@@ -273,7 +273,7 @@ fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
 /// 300 random positions to train on.
 fn tictactoe_trainee(steps: u64) -> (RunConfig, zero::alphazero::samples::Samples) {
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.train_steps = steps;
+    cfg.train.steps = steps;
     (cfg, random_samples(300, 3))
 }
 
@@ -307,12 +307,12 @@ fn a_learning_rate_drop_sets_the_rate_of_its_iterations() {
     };
     let plain = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     let mut lower = plain.clone();
-    lower.learning_rate = plain.learning_rate / 4.0;
+    lower.train.learning_rate = plain.train.learning_rate / 4.0;
     let drop_from = |from_iteration| {
         let mut cfg = plain.clone();
-        cfg.learning_rate_drops = vec![LearningRateDrop {
+        cfg.train.learning_rate_drops = vec![LearningRateDrop {
             from_iteration,
-            learning_rate: lower.learning_rate,
+            learning_rate: lower.train.learning_rate,
         }];
         cfg
     };
@@ -376,7 +376,7 @@ fn interrupted_training_resumes_exactly() {
     // A checkpoint of another network shape is refused, not broadcast into this one.
     ck.iteration = 1;
     let mut small = cfg.clone();
-    small.arch = zero::nn::Arch::resnet(1, 3);
+    small.net.arch = zero::nn::Arch::resnet(1, 3);
     let mut net = tictactoe_net_seeded(&small, 1);
     let e = train::<TicTacToe>(&small, &mut net, &samples, 7, Some(&ck), false)
         .expect_err("another shape")
@@ -392,7 +392,7 @@ fn tictactoe_net(cfg: &RunConfig) -> Net {
 /// A tic-tac-toe network of `cfg`'s shape whose first weights come from `seed`.
 fn tictactoe_net_seeded(cfg: &RunConfig, seed: u64) -> Net {
     let shape = Shape::of::<TicTacToe>();
-    Net::new_seeded("tictactoe", cfg.arch, shape, default_device(), seed).unwrap()
+    Net::new_seeded("tictactoe", cfg.net.arch, shape, default_device(), seed).unwrap()
 }
 
 /// A chunk of games is the same whichever worker plays it and however many workers there are:
@@ -404,12 +404,12 @@ fn self_play_does_not_depend_on_the_number_of_workers() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.games = 30;
-    cfg.chunk_games = 8;
-    cfg.parallel_games = 5;
+    cfg.selfplay.games = 30;
+    cfg.selfplay.chunk_games = 8;
+    cfg.selfplay.parallel_games = 5;
     let mut runs = Vec::new();
     for workers in [1, 2] {
-        cfg.workers = workers;
+        cfg.selfplay.workers = workers;
         let data = dir.join(format!("data-{workers}"));
         let stats = self_play::<TicTacToe>(&cfg, tictactoe_net(&cfg), 1, &data, false).unwrap();
         assert_eq!(stats.games, 30);
@@ -452,16 +452,16 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
     use zero::alphazero::selfplay::self_play;
     let tmp = tempfile::tempdir().unwrap();
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.games = 40;
-    cfg.chunk_games = 10;
-    cfg.parallel_games = 5;
+    cfg.selfplay.games = 40;
+    cfg.selfplay.chunk_games = 10;
+    cfg.selfplay.parallel_games = 5;
     cfg.research.playout_cap = Some(PlayoutCap {
         full_fraction: 0.25,
         fast_sims: 2,
     });
     let mut runs = Vec::new();
     for workers in [1, 2] {
-        cfg.workers = workers;
+        cfg.selfplay.workers = workers;
         let net = tictactoe_net(&cfg);
         let data = tmp.path().join(format!("data-{workers}"));
         self_play::<TicTacToe>(&cfg, net, 1, &data, false).unwrap();
@@ -497,9 +497,9 @@ fn tictactoe_self_play(
     use zero::alphazero::selfplay::self_play;
     let tmp = tempfile::tempdir().unwrap();
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.games = games;
-    cfg.chunk_games = 20;
-    cfg.temperature_plies = 0;
+    cfg.selfplay.games = games;
+    cfg.selfplay.chunk_games = 20;
+    cfg.selfplay.temperature_plies = 0;
     cfg.mcts.noise_fraction = 0.0;
     adjust(&mut cfg);
     let net = tictactoe_net(&cfg);
@@ -514,9 +514,9 @@ fn tictactoe_self_play(
 fn forked_games_leave_the_main_line_once_and_train_after_it() {
     use zero::alphazero::samples::samples_from;
     let games = tictactoe_self_play(40, |cfg| {
-        cfg.random_opening_plies = 2;
-        cfg.fork_share = 1.0;
-        cfg.fork_plies = 4;
+        cfg.selfplay.random_opening_plies = 2;
+        cfg.selfplay.fork_share = 1.0;
+        cfg.selfplay.fork_plies = 4;
     });
     assert_eq!(games.len(), 40);
     // Tic-tac-toe lasts at least 5 plies: every game reached its fork.
@@ -561,7 +561,7 @@ fn forked_games_leave_the_main_line_once_and_train_after_it() {
 fn random_opening_plies_spread_the_openings() {
     use std::collections::HashSet;
     // Without noise or temperature, self-play would play one opening.
-    let games = tictactoe_self_play(60, |cfg| cfg.random_opening_plies = 2);
+    let games = tictactoe_self_play(60, |cfg| cfg.selfplay.random_opening_plies = 2);
     assert_eq!(games.len(), 60);
     let firsts: HashSet<u8> = games.iter().map(|g| g.moves[0]).collect();
     let openings: HashSet<&[u8]> = games.iter().map(|g| &g.moves[..2]).collect();
@@ -588,8 +588,8 @@ fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_coun
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-    cfg.games = 20;
-    cfg.chunk_games = 10;
+    cfg.selfplay.games = 20;
+    cfg.selfplay.chunk_games = 10;
     for iteration in [1, 2] {
         self_play::<TicTacToe>(&cfg, tictactoe_net(&cfg), iteration, &data, false).unwrap();
     }
@@ -602,7 +602,7 @@ fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_coun
     cfg.research.reanalyse_positions = 30;
     let mut runs = Vec::new();
     for workers in [1, 2] {
-        cfg.workers = workers;
+        cfg.selfplay.workers = workers;
         let mut records = window.records.clone();
         let r = reanalyse_window::<TicTacToe>(&cfg, &net, &mut records, window.older, 5, false)
             .unwrap();

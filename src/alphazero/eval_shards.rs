@@ -33,7 +33,7 @@ pub struct EvalShard {
 /// Games in an iteration's evaluation match: none in a run without it (`eval_games` 0), else
 /// at least a pair, so that each network moves first once.
 pub fn evaluation_games(cfg: &RunConfig) -> u64 {
-    match cfg.eval_games {
+    match cfg.eval.games {
         0 => 0,
         games => games.max(2),
     }
@@ -68,7 +68,7 @@ pub fn play_eval_shard<G: Game>(
     }
     let started = std::time::Instant::now();
     let opts = evaluation_options(cfg, iteration, progress);
-    let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
+    let (sims, plies) = (cfg.eval.sims, cfg.eval.random_plies);
     let (latest_net, best_net) = (stage_net::<G>(cfg, &latest)?, stage_net::<G>(cfg, &best)?);
     let values = play_match_games::<G>(
         &|| latest_net.player::<G>(sims, plies),
@@ -172,9 +172,9 @@ mod tests {
     #[test]
     fn a_run_without_the_match_has_no_games_to_shard() {
         let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-        cfg.eval_games = 1;
+        cfg.eval.games = 1;
         assert_eq!(evaluation_games(&cfg), 2, "a match is at least a pair");
-        cfg.eval_games = 0;
+        cfg.eval.games = 0;
         assert_eq!(evaluation_games(&cfg), 0);
         let tmp = tempfile::tempdir().unwrap();
         let paths = RunPaths::new(&tmp.path().join("m"), &tmp.path().join("d"), "tictactoe");

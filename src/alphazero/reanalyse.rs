@@ -147,13 +147,13 @@ fn search_in_parallel<G: Game>(
     task: &Task,
 ) -> Result<Vec<Searched>> {
     let threads = if net.device() == tch::Device::Cpu {
-        cfg.workers.max(1)
+        cfg.selfplay.workers.max(1)
     } else {
         1
     };
     // Whole lockstep groups a thread: a group's batches, and so its network's answers to
     // the last bit, are then the same however many threads there are.
-    let group = cfg.parallel_games.max(1);
+    let group = cfg.selfplay.parallel_games.max(1);
     let part = positions.len().div_ceil(group).div_ceil(threads).max(1) * group;
     let nets = positions
         .chunks(part)
@@ -198,7 +198,7 @@ pub fn search_positions<G: Game, E: LeafEvaluator<G>>(
     task: &Task,
 ) -> Result<Vec<Searched>> {
     let mut out = Vec::with_capacity(positions.len());
-    let group = cfg.parallel_games.max(1);
+    let group = cfg.selfplay.parallel_games.max(1);
     for (g, chunk) in positions.chunks(group).enumerate() {
         let mut trees: Vec<(Tree<G>, Rng64)> = chunk
             .iter()
@@ -206,11 +206,11 @@ pub fn search_positions<G: Game, E: LeafEvaluator<G>>(
             .map(|(k, pos)| {
                 let index = first + (g * group + k) as u64;
                 let mut tree = Tree::new(pos.clone(), cfg.mcts);
-                tree.set_budget(cfg.sims);
+                tree.set_budget(cfg.selfplay.sims);
                 (tree, rng_from_seed(item_seed(seed, index)))
             })
             .collect();
-        search_lockstep(&mut trees, cfg.sims, eval)?;
+        search_lockstep(&mut trees, cfg.selfplay.sims, eval)?;
         task.inc(trees.len() as u64);
         out.extend(trees.iter().map(|(t, _)| Searched {
             policy: t.policy(),

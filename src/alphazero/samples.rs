@@ -108,7 +108,7 @@ pub fn window_records<G: Game>(
     data_dir: &Path,
     iteration: u32,
 ) -> Result<WindowRecords> {
-    let first = iteration.saturating_sub(cfg.window.max(1) - 1).max(1);
+    let first = iteration.saturating_sub(cfg.train.window.max(1) - 1).max(1);
     let mut records = Vec::new();
     let mut older = 0;
     for i in first..=iteration {
@@ -128,7 +128,7 @@ pub fn window_records<G: Game>(
 
 /// The training positions of a window's games, with the run's value target.
 pub fn window_samples<G: Game>(cfg: &RunConfig, records: &[GameRecord]) -> Samples {
-    samples_from::<G>(records, cfg.value_target_mix)
+    samples_from::<G>(records, cfg.train.value_target_mix)
 }
 
 #[cfg(test)]

@@ -134,14 +134,14 @@ impl SelfPlayStats {
 /// The games of an iteration still to play, chunk by chunk (a chunk's missing games; chunks
 /// already on disk are left out), among the games of `shard` (whole chunks) or all of them.
 fn missing_chunks(cfg: &RunConfig, already: &[u64], shard: Option<&Range<u64>>) -> Vec<Vec<u64>> {
-    let size = cfg.chunk_games.max(1);
+    let size = cfg.selfplay.chunk_games.max(1);
     let chunks = match shard {
         Some(r) => r.start / size..r.end.div_ceil(size),
-        None => 0..cfg.games.div_ceil(size),
+        None => 0..cfg.selfplay.games.div_ceil(size),
     };
     chunks
         .map(|c| {
-            (c * size..((c + 1) * size).min(cfg.games))
+            (c * size..((c + 1) * size).min(cfg.selfplay.games))
                 .filter(|i| already.binary_search(i).is_err())
                 .collect::<Vec<u64>>()
         })
@@ -152,16 +152,19 @@ fn missing_chunks(cfg: &RunConfig, already: &[u64], shard: Option<&Range<u64>>) 
 /// Checks that `games` is a range of whole chunks of an iteration: a shard of self-play is
 /// always the same chunks, so its files are the same wherever it is played.
 pub fn check_shard(cfg: &RunConfig, games: &Range<u64>) -> Result<()> {
-    let size = cfg.chunk_games.max(1);
-    let whole = |g: u64| g.is_multiple_of(size) || g == cfg.games;
-    if games.start >= games.end || games.end > cfg.games || !whole(games.start) || !whole(games.end)
+    let size = cfg.selfplay.chunk_games.max(1);
+    let whole = |g: u64| g.is_multiple_of(size) || g == cfg.selfplay.games;
+    if games.start >= games.end
+        || games.end > cfg.selfplay.games
+        || !whole(games.start)
+        || !whole(games.end)
     {
         bail!(
             "self-play shards are whole chunks of {size} games among the iteration's {}: \
              --games-from and --games-to must be multiples of {size} (or {}), from < to; \
              {}..{} is not",
-            cfg.games,
-            cfg.games,
+            cfg.selfplay.games,
+            cfg.selfplay.games,
             games.start,
             games.end
         );
@@ -200,7 +203,7 @@ pub fn self_play_shard<G: Game>(
     if chunks.is_empty() {
         return Ok(SelfPlayStats::default());
     }
-    let workers = cfg.workers.max(1).min(chunks.len());
+    let workers = cfg.selfplay.workers.max(1).min(chunks.len());
     let games: usize = chunks.iter().map(Vec::len).sum();
     let task = progress::task(games as u64, "games", progress);
     task.set_message(format!("self-play, iteration {iteration}"));
@@ -226,7 +229,7 @@ pub fn self_play_shard<G: Game>(
         // Each inference thread its own copy of the network and every n-th worker: one
         // thread's copying and host work between forwards left the GPU half idle.
         let n = cfg.inference_threads_for(workers);
-        let max_batch = workers.div_ceil(n) * cfg.parallel_games;
+        let max_batch = workers.div_ceil(n) * cfg.selfplay.parallel_games;
         let servers = (0..n)
             .map(|_| Ok(InferenceServer::start(InferenceNet::new(&net)?, max_batch)))
             .collect::<Result<Vec<_>>>()?;
@@ -326,7 +329,7 @@ impl ChunkRun<'_> {
 /// games are in; returns how many games were written. After a failed write it keeps
 /// receiving (so the workers finish), writes nothing more, and returns the error.
 fn write_chunks<G: Game>(rx: &Receiver<(u64, GameRecord)>, run: &ChunkRun) -> Result<u64> {
-    let size = run.cfg.chunk_games.max(1);
+    let size = run.cfg.selfplay.chunk_games.max(1);
     let expected: BTreeMap<u64, usize> = run
         .chunks
         .iter()

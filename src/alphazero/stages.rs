@@ -39,21 +39,21 @@ const TRAIN_CHECKPOINT_SECONDS: f64 = 30.0;
 pub fn ensure_best<G: Game>(cfg: &RunConfig, paths: &RunPaths) -> Result<()> {
     if paths.best().exists() {
         let made = Net::read_meta(&paths.best())?.arch;
-        if made != cfg.arch {
+        if made != cfg.net.arch {
             bail!(
                 "{} is a {made} network, but {} asks for {}: a run keeps the network shape it \
                  started with; start another run (other --models/--data directories) for {}",
                 paths.best().display(),
                 paths.config().display(),
-                cfg.arch,
-                cfg.arch
+                cfg.net.arch,
+                cfg.net.arch
             );
         }
         return Ok(());
     }
     let mut net = Net::new_seeded(
         G::NAME,
-        cfg.arch,
+        cfg.net.arch,
         Shape::of::<G>(),
         default_device(),
         cfg.seed,
@@ -79,7 +79,7 @@ pub fn stage_self_play<G: Game>(
 ) -> Result<SelfPlayStats> {
     ensure_best::<G>(cfg, paths)?;
     let net = Net::load(&paths.best(), G::NAME, Shape::of::<G>(), default_device())?
-        .with_precision(cfg.precision);
+        .with_precision(cfg.net.precision);
     let whole_stage = shard.is_none();
     let mut stats = self_play_shard::<G>(cfg, net, iteration, &paths.data, shard, progress)?;
     if let Some(shards) = elsewhere {
@@ -107,7 +107,7 @@ pub fn stage_train<G: Game>(
         paths.best()
     };
     let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?
-        .with_precision(cfg.precision);
+        .with_precision(cfg.net.precision);
     let trained_before = net.meta.iteration == iteration;
     let mut window = window_records::<G>(cfg, &paths.data, iteration)?;
     // Before the threads go to training: the searches run as self-play's do. Not for a
@@ -122,7 +122,7 @@ pub fn stage_train<G: Game>(
     drop(window);
     // Nothing else runs while the network trains: every core goes to libtorch, unless its
     // steps are too small to share.
-    let threads = training_threads(&net.meta.arch, Shape::of::<G>(), cfg.batch_size);
+    let threads = training_threads(&net.meta.arch, Shape::of::<G>(), cfg.train.batch_size);
     let _threads = TorchThreads::set(threads);
     tch::manual_seed(streams::TRAINING_TORCH.seed(cfg.seed, iteration as u64) as i64);
     let checkpointing = Checkpointing {
@@ -132,10 +132,8 @@ pub fn stage_train<G: Game>(
         stop_after: None,
     };
     // Training reads its rate from the settings: this iteration's, after any drop.
-    let cfg_now = RunConfig {
-        learning_rate: cfg.learning_rate_of(iteration),
-        ..cfg.clone()
-    };
+    let mut cfg_now = cfg.clone();
+    cfg_now.train.learning_rate = cfg.learning_rate_of(iteration);
     let mut stats = train::<G>(
         &cfg_now,
         &mut net,
@@ -148,7 +146,7 @@ pub fn stage_train<G: Game>(
     // A process that saved this stage's network and died before the run moved on left
     // `latest` trained already (the checkpoint then made `train` a no-op): count it once.
     if !trained_before {
-        net.meta.training_steps += cfg.train_steps;
+        net.meta.training_steps += cfg.train.steps;
     }
     net.meta.iteration = iteration;
     net.save(&paths.latest())?;
@@ -179,7 +177,7 @@ pub(super) fn stage_net<'a, G: Game>(cfg: &RunConfig, path: &'a Path) -> Result<
         kind: cfg.mcts.search,
         gumbel_value_scale: cfg.mcts.gumbel_value_scale,
     };
-    StageNet::open::<G>(path, search, cfg.precision, default_threads())
+    StageNet::open::<G>(path, search, cfg.net.precision, default_threads())
 }
 
 /// Makes `latest` the new `best`, one generation up; returns the new generation.
@@ -200,7 +198,7 @@ pub(super) fn evaluation_options(cfg: &RunConfig, iteration: u32, progress: bool
         seed: streams::EVALUATION.seed(cfg.seed, iteration as u64),
         threads: default_threads(),
         progress,
-        opening_plies: cfg.eval_opening_plies,
+        opening_plies: cfg.eval.opening_plies,
     }
 }
 
@@ -223,21 +221,21 @@ pub fn stage_evaluate<G: Game>(
     let opts = evaluation_options(cfg, iteration, progress);
     let decided = latest_against_best::<G>(cfg, paths, iteration, played, &opts)?;
     let score = decided.latest_vs_best.as_ref().map(|m| m.total.score());
-    let promoted = score.is_none_or(|score| score >= cfg.promote_threshold);
+    let promoted = score.is_none_or(|score| score >= cfg.eval.promote_threshold);
     let mut generation = decided.generation_before;
     if promoted {
         generation = promote::<G>(paths, iteration, generation)?;
     }
     let best = paths.best();
     let benchmark = match benchmark {
-        Some((name, make)) if cfg.benchmark_games > 0 => {
+        Some((name, make)) if cfg.eval.benchmark_games > 0 => {
             let opts = MatchOptions {
-                games: cfg.benchmark_games,
+                games: cfg.eval.benchmark_games,
                 seed: streams::BENCHMARK.seed(cfg.seed, iteration as u64),
                 ..opts
             };
             let best_net = stage_net::<G>(cfg, &best)?;
-            let best_player = || best_net.player::<G>(cfg.eval_sims, cfg.eval_random_plies);
+            let best_player = || best_net.player::<G>(cfg.eval.sims, cfg.eval.random_plies);
             Some(play_match::<G>("best", name, &best_player, make, &opts)?)
         }
         _ => None,
@@ -282,7 +280,7 @@ fn latest_against_best<G: Game>(
     }
     let (latest, best) = (paths.latest(), paths.best());
     let generation_before = Net::read_meta(&best)?.generation;
-    let (sims, plies) = (cfg.eval_sims, cfg.eval_random_plies);
+    let (sims, plies) = (cfg.eval.sims, cfg.eval.random_plies);
     let no_match = evaluation_games(cfg) == 0;
     let latest_vs_best = match played {
         Some(_) if no_match => {
@@ -327,7 +325,10 @@ fn grade_best<G: Game>(
     iteration: u32,
     progress: bool,
 ) -> Result<Grades> {
-    let (net_n, search_n) = (cfg.grade.net_positions, cfg.grade.search_positions);
+    let (net_n, search_n) = (
+        cfg.eval.grade.net_positions,
+        cfg.eval.grade.search_positions,
+    );
     if net_n == 0 && search_n == 0 {
         return Ok(Grades {
             net: None,
@@ -340,7 +341,7 @@ fn grade_best<G: Game>(
     let seed = GRADING.seed(cfg.seed, iteration as u64);
     let threads = default_threads();
     let net = if net_n > 0 {
-        let precision = cfg.precision;
+        let precision = cfg.net.precision;
         let alone = || Ok(Box::new(policy_agent::<G>(best, 0, precision)?) as Box<dyn Agent<G>>);
         let subset = set.subset(net_n);
         Some(grade::<G>(&alone, &subset, threads, seed, progress)?)
@@ -349,7 +350,7 @@ fn grade_best<G: Game>(
     };
     let search = if search_n > 0 {
         let best_net = stage_net::<G>(cfg, best)?;
-        let searching = || best_net.player::<G>(cfg.eval_sims, 0);
+        let searching = || best_net.player::<G>(cfg.eval.sims, 0);
         let subset = set.subset(search_n);
         Some(grade::<G>(&searching, &subset, threads, seed, progress)?)
     } else {

@@ -5,8 +5,8 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::config::legacy;
 use super::config::RunConfig;
-use super::legacy_config;
 use super::paths::RunPaths;
 use crate::core::files::{parse_json, read_json, remove_temporaries, write_json};
 use crate::core::lock::DirLock;
@@ -61,14 +61,14 @@ pub fn open_run(paths: &RunPaths, cfg: &RunConfig, explicit: bool) -> Result<Run
 }
 
 /// The run's saved settings (`run.json`), if it has any; one written by an earlier version
-/// is read as [`legacy_config::upgrade`] says.
+/// is read as [`legacy::upgrade`] says.
 pub fn read_run_config(paths: &RunPaths) -> Result<Option<RunConfig>> {
     let path = paths.config();
     let Some(saved) = read_json::<Value>(&path)? else {
         return Ok(None);
     };
     let settings =
-        legacy_config::upgrade(saved).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        legacy::upgrade(saved).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let bytes = serde_json::to_vec(&settings)?;
     parse_json(&path, &bytes).map(Some)
 }

@@ -86,8 +86,8 @@ fn fill_batch<G: Game>(
 /// The learning rate at `step`: a cosine from `cfg.learning_rate` down to a tenth of it at the
 /// last step.
 fn learning_rate_at(cfg: &RunConfig, step: u64) -> f64 {
-    let progress = step as f64 / cfg.train_steps.max(1) as f64;
-    cfg.learning_rate * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
+    let progress = step as f64 / cfg.train.steps.max(1) as f64;
+    cfg.train.learning_rate * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
 }
 
 /// A batch's inputs and targets as tensors on the network's device.
@@ -230,12 +230,12 @@ pub fn train<G: Game>(
     let (mut adam, mut at) = start_or_resume(cfg, net, checkpointing)?;
     let first_step = at.step;
     let _guard = checkpointing.map(|_| InterruptGuard::install());
-    let mut batch = Batch::new::<G>(cfg.batch_size.max(1));
+    let mut batch = Batch::new::<G>(cfg.train.batch_size.max(1));
     let targets_missing = cfg.research.playout_cap.is_some();
-    let task = progress::task(cfg.train_steps, "steps", progress);
+    let task = progress::task(cfg.train.steps, "steps", progress);
     task.set_position(at.step);
     let mut last_save = Instant::now();
-    while at.step < cfg.train_steps {
+    while at.step < cfg.train.steps {
         let step = at.step;
         fill_batch::<G>(samples, &syms, seed, step, &mut batch);
         let lr = learning_rate_at(cfg, step);
@@ -249,7 +249,7 @@ pub fn train<G: Game>(
             task.set_message(losses_line(&at));
         }
         if let Some(ck) = checkpointing {
-            let stop = maybe_checkpoint(ck, net, &adam, &at, cfg.train_steps, &mut last_save)?;
+            let stop = maybe_checkpoint(ck, net, &adam, &at, cfg.train.steps, &mut last_save)?;
             if let Some(e) = stop {
                 task.abandon();
                 return Err(e);
@@ -267,7 +267,7 @@ pub fn train<G: Game>(
     }
     Ok(TrainStats {
         samples: samples.len(),
-        steps: cfg.train_steps,
+        steps: cfg.train.steps,
         policy_loss: at.policy_avg,
         value_loss: at.value_avg,
         reanalysis: None,
@@ -282,7 +282,7 @@ fn start_or_resume(
     net: &mut Net,
     checkpointing: Option<&Checkpointing>,
 ) -> Result<(Adam, Progress)> {
-    let mut adam = Adam::new(net, cfg.weight_decay)?;
+    let mut adam = Adam::new(net, cfg.train.weight_decay)?;
     let mut at = Progress::default();
     if let Some(ck) = checkpointing {
         if let Some(p) = load_checkpoint(ck, net, &mut adam)? {
@@ -334,8 +334,8 @@ pub fn time_steps<G: Game>(
         bail!("nothing to train on");
     }
     let syms = G::symmetries();
-    let mut adam = Adam::new(net, cfg.weight_decay)?;
-    let mut batch = Batch::new::<G>(cfg.batch_size.max(1));
+    let mut adam = Adam::new(net, cfg.train.weight_decay)?;
+    let mut batch = Batch::new::<G>(cfg.train.batch_size.max(1));
     let targets_missing = cfg.research.playout_cap.is_some();
     let mut times = StepTimes::default();
     for step in 0..warmup + steps {
@@ -356,7 +356,7 @@ pub fn time_steps<G: Game>(
         adam.zero_grad()?;
         terms.total.f_backward()?;
         lap(&mut times.backward);
-        adam.step(cfg.learning_rate)?;
+        adam.step(cfg.train.learning_rate)?;
         lap(&mut times.optimizer);
         if !losses.are_finite() {
             bail!("training diverged at step {step} (loss is not finite)");
@@ -423,7 +423,7 @@ mod tests {
         use crate::games::GameKind;
         use crate::nn::{Arch, Shape};
         let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-        cfg.train_steps = 60;
+        cfg.train.steps = 60;
         let arch = Arch::resnet(1, 16).with_wdl_head();
         let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0);
         let shape = Shape::of::<TicTacToe>();
@@ -456,7 +456,7 @@ mod tests {
         let shape = Shape::of::<TicTacToe>();
         for arch in [Arch::resnet(1, 16), Arch::resnet(1, 16).with_wdl_head()] {
             let net = Net::new_seeded("tictactoe", arch, shape, tch::Device::Cpu, 3).unwrap();
-            let mut batch = Batch::new::<TicTacToe>(cfg.batch_size);
+            let mut batch = Batch::new::<TicTacToe>(cfg.train.batch_size);
             fill_batch::<TicTacToe>(&samples, &TicTacToe::symmetries(), 1, 0, &mut batch);
             let tensors = batch_tensors(&net, &batch).unwrap();
             let terms = loss_terms(&net, &tensors, false).unwrap();
@@ -491,7 +491,7 @@ mod tests {
         use crate::games::GameKind;
         use crate::nn::{Arch, Precision, Shape};
         let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
-        cfg.train_steps = 150;
+        cfg.train.steps = 150;
         let samples = samples_from::<TicTacToe>(&random_games(200, 5), 0.0);
         let shape = Shape::of::<TicTacToe>();
         let trained = |precision| {

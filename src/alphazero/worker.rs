@@ -59,8 +59,8 @@ impl<G: Game> Slot<G> {
     /// the same whoever plays it.
     fn plan_search(&mut self, cfg: &RunConfig) {
         (self.sims, self.full) = match cfg.research.playout_cap {
-            None => (cfg.sims, true),
-            Some(cap) if self.rng.random::<f64>() < cap.full_fraction => (cfg.sims, true),
+            None => (cfg.selfplay.sims, true),
+            Some(cap) if self.rng.random::<f64>() < cap.full_fraction => (cfg.selfplay.sims, true),
             Some(cap) => (cap.fast_sims.max(1), false),
         };
         self.tree.set_budget(self.sims);
@@ -78,11 +78,12 @@ impl<G: Game> Slot<G> {
 /// `fork_share` of forked games. From the seed, like the opening, so that the games that are
 /// not forked stay as they were without forks.
 fn fork_ply(cfg: &RunConfig, seed: u64) -> Option<u32> {
-    if cfg.fork_plies == 0 {
+    if cfg.selfplay.fork_plies == 0 {
         return None;
     }
     let draw = mix64(seed ^ FORK_SALT);
-    (unit_draw(draw) < cfg.fork_share).then(|| (mix64(draw) % cfg.fork_plies as u64) as u32)
+    (unit_draw(draw) < cfg.selfplay.fork_share)
+        .then(|| (mix64(draw) % cfg.selfplay.fork_plies as u64) as u32)
 }
 
 /// Separates the fork's draw from the other uses of a game's seed.
@@ -163,13 +164,13 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             tree: Tree::new(G::new(), self.cfg.mcts),
             rng: rng_from_seed(seed),
             record: GameRecord::default(),
-            sims: self.cfg.sims,
+            sims: self.cfg.selfplay.sims,
             full: true,
             // A forked game leaves the main line: it does not open at random.
             random_plies: if fork_ply.is_some() {
                 0
             } else {
-                self.cfg.random_opening_plies
+                self.cfg.selfplay.random_opening_plies
             },
             fork_ply,
         };
@@ -235,7 +236,7 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
     fn play_move(&mut self, i: usize) -> Result<Option<GameRecord>> {
         let s = &mut self.slots[i];
         let ply = s.tree.root_pos().ply() as u32;
-        let temperature = if ply < self.cfg.temperature_plies {
+        let temperature = if ply < self.cfg.selfplay.temperature_plies {
             1.0
         } else {
             0.0
@@ -249,14 +250,14 @@ impl<G: Game, E: LeafEvaluator<G>> Worker<'_, G, E> {
             if s.fork_ply == Some(ply) {
                 // The positions up to here would learn the result of a game that left the line.
                 s.record.trains_from = ply + 1;
-                let policy = match self.cfg.fork_move {
+                let policy = match self.cfg.selfplay.fork_move {
                     ForkMove::Uniform => Vec::new(),
                     ForkMove::Policy | ForkMove::Mixed(_) => s.tree.policy(),
                 };
                 fork_move(
                     s.tree.root_pos(),
                     searched,
-                    self.cfg.fork_move,
+                    self.cfg.selfplay.fork_move,
                     &policy,
                     &mut s.rng,
                 )
@@ -336,12 +337,12 @@ pub fn run_worker<G: Game, E: LeafEvaluator<G>>(
             leaves: Vec::new(),
             positions: Vec::new(),
             owners: Vec::new(),
-            policies: vec![0.0; cfg.parallel_games * G::NUM_ACTIONS],
-            values: vec![0.0; cfg.parallel_games],
+            policies: vec![0.0; cfg.selfplay.parallel_games * G::NUM_ACTIONS],
+            values: vec![0.0; cfg.selfplay.parallel_games],
         },
         stats: SelfPlayStats::default(),
     };
-    while w.slots.len() < cfg.parallel_games {
+    while w.slots.len() < cfg.selfplay.parallel_games {
         match next_game() {
             Some(i) => {
                 let slot = w.new_slot(i);
@@ -373,9 +374,9 @@ mod tests {
         };
         // Off by default, and without plies to fork at.
         assert!(forks(&cfg).is_empty());
-        cfg.fork_share = 0.25;
+        cfg.selfplay.fork_share = 0.25;
         assert!(forks(&cfg).is_empty());
-        cfg.fork_plies = 10;
+        cfg.selfplay.fork_plies = 10;
         let plies = forks(&cfg);
         assert!((2_300..2_700).contains(&plies.len()), "{}", plies.len());
         let mut per_ply = [0; 10];
@@ -384,7 +385,7 @@ mod tests {
             per_ply.iter().all(|&n| (180..330).contains(&n)),
             "{per_ply:?}"
         );
-        cfg.fork_share = 1.0;
+        cfg.selfplay.fork_share = 1.0;
         assert_eq!(forks(&cfg).len(), 10_000);
     }
 
@@ -414,14 +415,14 @@ mod tests {
             })
             .collect();
         for &(sims, full) in &plans {
-            assert_eq!(sims, if full { cfg.sims } else { 3 });
+            assert_eq!(sims, if full { cfg.selfplay.sims } else { 3 });
         }
         let full = plans.iter().filter(|p| p.1).count();
         assert!((10..30).contains(&full), "{full} of 40 full");
         // Without a cap every search is full.
         cfg.research.playout_cap = None;
         slot.plan_search(&cfg);
-        assert_eq!((slot.sims, slot.full), (cfg.sims, true));
+        assert_eq!((slot.sims, slot.full), (cfg.selfplay.sims, true));
     }
 
     #[test]

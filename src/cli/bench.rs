@@ -217,12 +217,12 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     let cfg = selfplay_config(a)?;
     let net = Net::new_seeded(
         G::NAME,
-        cfg.arch,
+        cfg.net.arch,
         Shape::of::<G>(),
         default_device(),
         a.seed,
     )?
-    .with_precision(cfg.precision);
+    .with_precision(cfg.net.precision);
     let parameters = net.parameters();
     // Folded as self-play folds it.
     let raw_net = InferenceNet::new(&net)?;
@@ -233,10 +233,10 @@ fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
     let raw = raw_forward_rate(&raw_net, &stats.batch_sizes, 5.0)?;
     let out = SelfplayBench {
         game: G::NAME.into(),
-        arch: cfg.arch.to_string(),
+        arch: cfg.net.arch.to_string(),
         parameters,
-        precision: cfg.precision,
-        sims: cfg.sims,
+        precision: cfg.net.precision,
+        sims: cfg.selfplay.sims,
         games: stats.games,
         seconds: stats.seconds,
         games_per_min: stats.games as f64 * 60.0 / stats.seconds,
@@ -269,30 +269,32 @@ fn selfplay_config(a: &SelfplayArgs) -> Result<RunConfig> {
     let mut cfg =
         RunConfig::preset_for_search(&a.preset, a.game, tch::Cuda::is_available(), a.search)?;
     if let Some(arch) = &a.arch {
-        cfg.arch = parse_arch(arch, cfg.arch)?;
+        cfg.net.arch = parse_arch(arch, cfg.net.arch)?;
     }
     if let Some(s) = a.sims {
-        cfg.sims = s;
+        cfg.selfplay.sims = s;
     }
     if let Some(p) = a.parallel {
-        cfg.parallel_games = p.max(1);
+        cfg.selfplay.parallel_games = p.max(1);
     }
     if let Some(w) = a.workers {
-        cfg.workers = w.max(1);
+        cfg.selfplay.workers = w.max(1);
     }
     if let Some(c) = a.chunk {
-        cfg.chunk_games = c.max(1);
+        cfg.selfplay.chunk_games = c.max(1);
     }
     if let Some(n) = a.inference_threads {
         if n < 1 {
             bail!("--inference-threads must be at least 1");
         }
-        cfg.inference_threads = n;
+        cfg.selfplay.inference_threads = n;
     }
-    cfg.games = a.games.unwrap_or(cfg.chunk_games * cfg.workers as u64);
+    cfg.selfplay.games = a
+        .games
+        .unwrap_or(cfg.selfplay.chunk_games * cfg.selfplay.workers as u64);
     cfg.seed = a.seed;
     if let Some(p) = a.precision {
-        cfg.precision = p;
+        cfg.net.precision = p;
     }
     Ok(cfg)
 }
@@ -425,43 +427,43 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
     }
     let mut cfg = RunConfig::preset(&a.preset, a.game, tch::Cuda::is_available())?;
     if let Some(arch) = &a.arch {
-        cfg.arch = parse_arch(arch, cfg.arch)?;
+        cfg.net.arch = parse_arch(arch, cfg.net.arch)?;
     }
     if let Some(b) = a.batch {
         if b < 1 {
             bail!("--batch must be at least 1");
         }
-        cfg.batch_size = b;
+        cfg.train.batch_size = b;
     }
     if let Some(p) = a.precision {
-        cfg.precision = p;
+        cfg.net.precision = p;
     }
     cfg.seed = a.seed;
     let mut net = Net::new_seeded(
         G::NAME,
-        cfg.arch,
+        cfg.net.arch,
         Shape::of::<G>(),
         default_device(),
         a.seed,
     )?
-    .with_precision(cfg.precision);
+    .with_precision(cfg.net.precision);
     let threads = a
         .threads
-        .unwrap_or_else(|| training_threads(&cfg.arch, Shape::of::<G>(), cfg.batch_size));
+        .unwrap_or_else(|| training_threads(&cfg.net.arch, Shape::of::<G>(), cfg.train.batch_size));
     let _threads = TorchThreads::set(threads);
     let samples = random_game_samples::<G>(1000, a.seed);
     let times = time_steps::<G>(&cfg, &mut net, &samples, 5, a.steps)?;
     let per_step = |s: f64| 1000.0 * s / times.steps as f64;
     let out = TrainBench {
         game: G::NAME.into(),
-        arch: cfg.arch.to_string(),
+        arch: cfg.net.arch.to_string(),
         parameters: net.parameters(),
-        precision: cfg.precision,
+        precision: cfg.net.precision,
         threads,
-        batch: cfg.batch_size,
+        batch: cfg.train.batch_size,
         steps: times.steps,
         ms_per_step: per_step(times.total()),
-        positions_per_s: (times.steps as usize * cfg.batch_size) as f64 / times.total(),
+        positions_per_s: (times.steps as usize * cfg.train.batch_size) as f64 / times.total(),
         batch_ms: per_step(times.batch),
         forward_ms: per_step(times.forward),
         backward_ms: per_step(times.backward),

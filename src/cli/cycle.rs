@@ -7,9 +7,9 @@ use anyhow::{Context, Result};
 
 use super::describe_stage;
 use super::run_args::{BenchmarkPlayer, RunArgs};
+use crate::alphazero::config::presets::default_iterations;
 use crate::alphazero::cycle::run_cycle;
 use crate::alphazero::metrics::StageRecord;
-use crate::alphazero::presets::default_iterations;
 use crate::alphazero::stages::ensure_best;
 use crate::players::Playable;
 
@@ -79,10 +79,10 @@ fn run_for<G: Playable>(args: &Args) -> Result<()> {
              iterations; files in {} and {}",
             G::NAME,
             cfg.preset,
-            cfg.arch,
-            cfg.precision,
-            cfg.games,
-            cfg.sims,
+            cfg.net.arch,
+            cfg.net.precision,
+            cfg.selfplay.games,
+            cfg.selfplay.sims,
             iterations,
             paths.models.display(),
             paths.data.display()

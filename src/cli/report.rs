@@ -70,7 +70,10 @@ pub fn run(args: Args) -> Result<()> {
 fn default_title(game: GameKind, paths: &RunPaths, rows: &[IterationRow]) -> String {
     let mut title = format!("zero: {}", game.name());
     if let Ok(Some(cfg)) = read_run_config(paths) {
-        title += &format!(", {} preset ({}), seed {}", cfg.preset, cfg.arch, cfg.seed);
+        title += &format!(
+            ", {} preset ({}), seed {}",
+            cfg.preset, cfg.net.arch, cfg.seed
+        );
     }
     if let Some(last) = rows.last() {
         let plural = if last.iteration == 1 { "" } else { "s" };

@@ -100,8 +100,8 @@ impl RunArgs {
         }
         if let Some(b) = &self.benchmark {
             let _: PlayerSpec = b.parse()?;
-            cfg.benchmark = Some(b.clone());
-            cfg.benchmark_games = self.benchmark_games;
+            cfg.eval.benchmark = Some(b.clone());
+            cfg.eval.benchmark_games = self.benchmark_games;
         }
         if let Some(PlayoutCapArg(cap)) = self.playout_cap {
             cfg.research.playout_cap = cap;
@@ -111,7 +111,7 @@ impl RunArgs {
         }
         if let Some(n) = self.chunk_games {
             anyhow::ensure!(n > 0, "--chunk-games must be at least 1");
-            cfg.chunk_games = n;
+            cfg.selfplay.chunk_games = n;
         }
         let explicit = self.preset.is_some()
             || self.seed.is_some()
@@ -129,7 +129,7 @@ impl RunArgs {
         cfg: &RunConfig,
         paths: &RunPaths,
     ) -> Result<Option<BenchmarkPlayer<G>>> {
-        let Some(spec) = &cfg.benchmark else {
+        let Some(spec) = &cfg.eval.benchmark else {
             return Ok(None);
         };
         let spec: PlayerSpec = spec.parse()?;

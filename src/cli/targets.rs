@@ -97,7 +97,12 @@ fn run_for<G: Exact>(args: &Args) -> Result<()> {
             paths.data.display()
         );
     }
-    let drawn = draw_positions::<G>(&records, cfg.value_target_mix, args.positions, args.seed);
+    let drawn = draw_positions::<G>(
+        &records,
+        cfg.train.value_target_mix,
+        args.positions,
+        args.seed,
+    );
     let net_values = match &network {
         Some(path) => Some(network_values(path, &cfg, &drawn)?),
         None => None,
@@ -151,8 +156,8 @@ fn network_values<G: Game>(
     cfg: &RunConfig,
     drawn: &[AuditedPosition<G>],
 ) -> Result<Vec<f32>> {
-    let net =
-        Net::load(path, G::NAME, Shape::of::<G>(), default_device())?.with_precision(cfg.precision);
+    let net = Net::load(path, G::NAME, Shape::of::<G>(), default_device())?
+        .with_precision(cfg.net.precision);
     let mut eval = NetEvaluator::new(InferenceNet::new(&net)?);
     let positions: Vec<G> = drawn.iter().map(|p| p.position.clone()).collect();
     let mut policies = vec![0.0; positions.len() * G::NUM_ACTIONS];
