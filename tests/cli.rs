@@ -99,12 +99,18 @@ fn arena_json_has_the_documented_fields() {
     let sum =
         t["wins"].as_u64().unwrap() + t["losses"].as_u64().unwrap() + t["draws"].as_u64().unwrap();
     assert_eq!(sum, 50);
-    // same seed, same result
-    let (_, again, _) = zero(&[
-        "arena", "--game", "connect4", "random", "random", "--games", "50", "--seed", "3", "--json",
-    ]);
-    let w: serde_json::Value = serde_json::from_str(again.trim()).unwrap();
-    assert_eq!(v["total"], w["total"]);
+    // Same seed, same games; another seed, other games (so the seed is not ignored).
+    let arena = |seed: &str| -> serde_json::Value {
+        let (code, out, err) = zero(&[
+            "arena", "--game", "connect4", "random", "random", "--games", "50", "--seed", seed,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(out.trim()).unwrap()
+    };
+    let results = |v: &serde_json::Value| [v["a_first"].clone(), v["a_second"].clone()];
+    assert_eq!(results(&arena("3")), results(&v));
+    assert_ne!(results(&arena("4")), results(&v));
 }
 
 #[test]

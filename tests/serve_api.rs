@@ -226,6 +226,15 @@ fn engines_report_their_analysis_and_watch_mode_plays_engines_alone() {
         ),
     );
     assert_eq!(again["position"], end["position"]);
+    // Another seed plays another game: the seed is not ignored.
+    let other = play_out(
+        addr,
+        new_game(
+            addr,
+            json!({"game": "connect4", "first": "mcts:300", "second": "minimax:2", "seed": 4}),
+        ),
+    );
+    assert_ne!(other["position"], end["position"]);
 }
 
 /// Each (request, status, words of the message).
