@@ -1,11 +1,12 @@
 //! The cycle on a Ray cluster (`scripts/zero-ray`) ends with the files of a local `zero cycle`
 //! of the same seed, timing fields aside (compared by `scripts/chaos`), even when a node dies
 //! during self-play. The cluster is two nodes on this machine (`scripts/ray-local-cluster`),
-//! inside a network namespace of the test's own (`unshare -n`), so no traffic leaves loopback.
+//! inside a network namespace of the test's own (`unshare -n` as root, `unshare -rn` in a user
+//! namespace otherwise), so no traffic leaves loopback.
 //!
-//! Ray comes from `scripts/ray.sh` (installed once into the cache). The tests are skipped,
-//! saying why, where `unshare -n` is not permitted (not root, no user namespaces) or
-//! `ZERO_SKIP_CLUSTER_TESTS=1`.
+//! Ray comes from `scripts/ray.sh` (installed once into the cache). Where neither form of
+//! `unshare` is permitted (not root and no user namespaces), the tests fail, saying why;
+//! `ZERO_SKIP_CLUSTER_TESTS=1` skips them (and nothing else does).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -40,24 +41,41 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Why the cluster tests cannot run here, if they cannot.
-fn skip_reason() -> Option<String> {
-    if std::env::var("ZERO_SKIP_CLUSTER_TESTS").as_deref() == Ok("1") {
-        return Some("ZERO_SKIP_CLUSTER_TESTS=1".into());
+/// The variable that skips the cluster tests, when set to `1`.
+const SKIP_ENV: &str = "ZERO_SKIP_CLUSTER_TESTS";
+
+/// The `unshare` options that give the cluster a network namespace of its own here: `-n` as
+/// root, `-rn` (a user namespace, mapped to root inside it, around the network one) for other
+/// users where user namespaces are enabled; `None` when the tests are skipped
+/// (`ZERO_SKIP_CLUSTER_TESTS=1`). Panics, saying how to skip, when neither form is permitted.
+fn namespace_options() -> Option<&'static [&'static str]> {
+    if std::env::var(SKIP_ENV).as_deref() == Ok("1") {
+        eprintln!("warning: the cluster tests are skipped ({SKIP_ENV}=1)");
+        return None;
     }
-    let probe = Command::new("unshare")
-        .args(["-n", "--", "true"])
-        .stderr(Stdio::piped())
-        .output();
-    match probe {
-        Ok(out) if out.status.success() => None,
-        Ok(out) => Some(format!(
-            "`unshare -n` is not permitted here ({}); the cluster tests need a network \
-             namespace of their own (root, or user namespaces)",
-            text(&out.stderr).trim()
-        )),
-        Err(e) => Some(format!("no `unshare` here ({e})")),
+    let mut refusals = Vec::new();
+    for options in [&["-n"][..], &["-rn"][..]] {
+        let probe = Command::new("unshare")
+            .args(options)
+            .args(["--", "true"])
+            .stderr(Stdio::piped())
+            .output();
+        match probe {
+            Ok(out) if out.status.success() => return Some(options),
+            Ok(out) => refusals.push(format!(
+                "`unshare {}`: {}",
+                options.join(" "),
+                text(&out.stderr).trim()
+            )),
+            Err(e) => refusals.push(format!("no `unshare` here ({e})")),
+        }
     }
+    panic!(
+        "the cluster tests need a network namespace of their own (`unshare -n` as root, or \
+         `unshare -rn` where user namespaces are enabled), and neither is permitted here ({}); \
+         set {SKIP_ENV}=1 to skip these tests",
+        refusals.join("; ")
+    );
 }
 
 /// The python of the project's Ray environment, installed by `scripts/ray.sh` if needed.
@@ -134,7 +152,7 @@ impl Drop for Running {
 /// Runs the driver on a two-node cluster in a namespace of its own, the last node killed
 /// when a process matching `kill_when` runs on it (the driver as `scripts/zero-ray` then, as
 /// `zero cycle --cluster` otherwise); returns the output and the seconds taken.
-fn cluster_run(root: &Path, kill_when: Option<&str>) -> (Output, f64) {
+fn cluster_run(root: &Path, namespace: &[&str], kill_when: Option<&str>) -> (Output, f64) {
     let python = ray_python();
     let bin = python.parent().expect("the environment's bin/");
     let path = format!(
@@ -143,7 +161,8 @@ fn cluster_run(root: &Path, kill_when: Option<&str>) -> (Output, f64) {
         std::env::var("PATH").unwrap_or_default()
     );
     let mut cmd = Command::new("unshare");
-    cmd.args(["-n", "--"])
+    cmd.args(namespace)
+        .arg("--")
         .arg(python)
         .arg(repo().join("scripts/ray-local-cluster"))
         .args(["--nodes", "2", "--cpus", "1"]);
@@ -215,14 +234,13 @@ fn assert_same_as_reference(root: &Path) {
 
 /// The cluster run in a temporary directory, checked against the reference.
 fn check_cluster_run(kill_when: Option<&str>) {
-    if let Some(why) = skip_reason() {
-        eprintln!("skipped: {why}");
+    let Some(namespace) = namespace_options() else {
         return;
-    }
+    };
     let _one_at_a_time = CLUSTER.lock().unwrap_or_else(|e| e.into_inner());
     reference();
     let dir = tempfile::tempdir().unwrap();
-    let (out, seconds) = cluster_run(dir.path(), kill_when);
+    let (out, seconds) = cluster_run(dir.path(), namespace, kill_when);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "the cluster run failed:\n{stderr}");
     eprintln!("cluster run: {seconds:.1} s");

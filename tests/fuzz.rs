@@ -20,8 +20,15 @@
 //!   back to the same value, and satisfies the invariants the reader promises;
 //! - valid encodings round-trip.
 //!
-//! Cases per target: `ZERO_FUZZ_CASES` (default 5000); seed: `ZERO_FUZZ_SEED` (default a random
-//! one, printed with a failure). The run by hand, a million cases a target, one at a time:
+//! Each target also asserts how deep its inputs got: at least a given share of its cases were
+//! accepted by the reader (and, for the checked binary files, got past the container's header,
+//! length and checksum to the decoder), so that a change of format that makes every mutated
+//! input fail at the first check cannot leave the target green while it tests nothing.
+//!
+//! Cases per target: `ZERO_FUZZ_CASES` (default 5000, at least 1); seed: `ZERO_FUZZ_SEED`
+//! (default a random one, printed with each target's summary line and with a failure, which
+//! also says how to rerun it with that seed). The run by hand, a million cases a target, one at
+//! a time:
 //!
 //! ```text
 //! ZERO_FUZZ_CASES=1000000 cargo test --release --test fuzz -- --test-threads=1 --nocapture
@@ -48,7 +55,7 @@ use zero::alphazero::selfplay::GameResults;
 use zero::alphazero::state::{RunState, Stage};
 use zero::arena::grading::{small_game_set, EvalSet, GradeResult, GroupResult, CONNECT4_EVALSET};
 use zero::arena::MatchResult;
-use zero::core::files::{parse_json, Format};
+use zero::core::files::{parse_json, Format, STREAM_HEADER_BYTES};
 use zero::games::blackjack::{Action, STATES};
 use zero::games::{Connect4, Game, GameError, GameKind, Move, Othello4, Tally, TicTacToe};
 use zero::nn::tensors::{from_safetensors_bytes, to_safetensors_bytes};
@@ -60,7 +67,7 @@ use zero::solvers::connect4_book::{Book, Cache};
 use zero::tabular::mces::{Mces, MCES};
 use zero::tabular::qtable::{QTable, QTABLE};
 
-use harness::{run, Bytes, Text};
+use harness::{run, Bytes, Depth, Text};
 
 // ---------------------------------------------------------------------------------------------
 // The harness: the guarded allocator, the watchdog, the runner, and the mutations.
@@ -91,10 +98,48 @@ mod harness {
         static ACCEPTED: Cell<u64> = const { Cell::new(0) };
     }
 
+    thread_local! {
+        /// Cases of this thread's target whose input got past a checked file's container
+        /// (header, length and checksum) to the decoder behind it.
+        static DECODED: Cell<u64> = const { Cell::new(0) };
+    }
+
     /// Counts a case whose fuzzed input the reader accepted (reported with the run, to show
-    /// how deep the inputs get).
+    /// how deep the inputs get, and held to the target's [`Depth`]).
     pub fn accepted() {
         ACCEPTED.with(|a| a.set(a.get() + 1));
+    }
+
+    /// Counts a case whose input got past a checked file's container to its decoder.
+    pub fn decoded() {
+        DECODED.with(|a| a.set(a.get() + 1));
+    }
+
+    /// How deep a target's inputs must get, as shares of its cases: accepted by the reader,
+    /// and past a checked file's container to the decoder. The shares are a fraction of what
+    /// the mutations reach (rounded down, so a run of a few cases asserts little); a format
+    /// change that stops every mutated input at its first check fails them.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Depth {
+        pub accepted: f64,
+        pub decoded: f64,
+    }
+
+    impl Depth {
+        /// At least `share` of the cases accepted.
+        pub const fn accepted(share: f64) -> Depth {
+            Depth {
+                accepted: share,
+                decoded: 0.0,
+            }
+        }
+        /// Also at least `share` of the cases past the container, to the decoder.
+        pub const fn decoded(self, share: f64) -> Depth {
+            Depth {
+                decoded: share,
+                ..self
+            }
+        }
     }
 
     /// The system allocator, recording the largest request of each thread.
@@ -121,7 +166,11 @@ mod harness {
         let me = std::thread::current().id();
         if let Ok(running) = RUNNING.try_lock() {
             for (_, _, target, input) in running.iter().filter(|e| e.0 == me) {
-                eprintln!("GIANT ALLOCATION: {target}: {size} bytes requested on input {input:?}");
+                eprintln!(
+                    "GIANT ALLOCATION: {target}: {size} bytes requested on input {input:?} \
+                     (ZERO_FUZZ_SEED={})",
+                    seed()
+                );
             }
         }
         REPORTING.with(|r| r.set(false));
@@ -162,9 +211,39 @@ mod harness {
         std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
     }
 
-    /// Cases per target: `ZERO_FUZZ_CASES`, a few thousand by default.
+    /// The number `name` gives, if set; a value that is not a number is refused, not ignored.
+    fn number_env<T: std::str::FromStr>(name: &str) -> Option<T> {
+        let v = std::env::var(name).ok()?;
+        Some(
+            v.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
+        )
+    }
+
+    /// Cases per target: `ZERO_FUZZ_CASES`, a few thousand by default; 0 is refused (every
+    /// target would pass without running a case).
     pub fn cases() -> u32 {
-        env("ZERO_FUZZ_CASES").unwrap_or(5000)
+        let cases = number_env("ZERO_FUZZ_CASES").unwrap_or(5000);
+        assert!(
+            cases >= 1,
+            "ZERO_FUZZ_CASES=0 would run no case at all: give at least 1"
+        );
+        cases
+    }
+
+    /// The seed of every target's runner: `ZERO_FUZZ_SEED`, or one drawn once for the run
+    /// (printed with each target, so that any run can be repeated).
+    pub fn seed() -> u64 {
+        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        *SEED.get_or_init(|| {
+            number_env("ZERO_FUZZ_SEED").unwrap_or_else(|| {
+                use std::hash::{BuildHasher, Hasher};
+                std::collections::hash_map::RandomState::new()
+                    .build_hasher()
+                    .finish()
+            })
+        })
     }
 
     /// The case each thread runs now, for the watchdog: when it started, its target, its input.
@@ -186,8 +265,10 @@ mod harness {
                 for (_, since, target, input) in running().iter() {
                     if since.elapsed() > limit {
                         eprintln!(
-                            "HANG: {target}: one case has run for {:.1} s on input {input:?}",
-                            since.elapsed().as_secs_f64()
+                            "HANG: {target}: one case has run for {:.1} s on input {input:?} \
+                             (ZERO_FUZZ_SEED={})",
+                            since.elapsed().as_secs_f64(),
+                            seed()
                         );
                         std::process::abort();
                     }
@@ -217,22 +298,26 @@ mod harness {
     }
 
     /// Runs `cases()` cases of `test` on inputs of `strategy` (plus proptest's shrinking of a
-    /// failure), each watched for hangs and giant allocations; prints what it did.
+    /// failure), each watched for hangs and giant allocations; prints what it did, and fails
+    /// unless the inputs got as deep as `depth` asks.
     pub fn run<S>(target: &'static str, strategy: S, test: impl Fn(S::Value) -> TestCaseResult)
     where
         S: Strategy,
         S::Value: Clone + Debug + Send + 'static,
     {
+        let depth = super::depth(target);
         start_watchdog();
+        let (cases, seed) = (cases(), seed());
         let config = Config {
-            cases: cases(),
+            cases,
             failure_persistence: None,
-            rng_seed: env("ZERO_FUZZ_SEED").map_or(RngSeed::Random, RngSeed::Fixed),
+            rng_seed: RngSeed::Fixed(seed),
             max_shrink_iters: 10_000,
             ..Config::default()
         };
         let mut runner = TestRunner::new(config);
         ACCEPTED.with(|a| a.set(0));
+        DECODED.with(|a| a.set(0));
         let started = Instant::now();
         let (count, slowest, largest) = (Cell::new(0u64), Cell::new(Duration::ZERO), Cell::new(0));
         let result = runner.run(&strategy, |input| {
@@ -251,19 +336,45 @@ mod harness {
             );
             Ok(())
         });
+        let (accepted, decoded) = (ACCEPTED.with(|a| a.get()), DECODED.with(|a| a.get()));
         eprintln!(
-            "fuzz {target}: {} cases ({} inputs accepted) in {:.1} s, slowest {:.2} ms, \
-             largest allocation {} KiB: {}",
+            "fuzz {target}: {} cases ({accepted} inputs accepted, {decoded} past a checked \
+             header) in {:.1} s, slowest {:.2} ms, largest allocation {} KiB, seed {seed}: {}",
             count.get(),
-            ACCEPTED.with(|a| a.get()),
             started.elapsed().as_secs_f64(),
             slowest.get().as_secs_f64() * 1e3,
             largest.get() >> 10,
             if result.is_ok() { "ok" } else { "FAILED" }
         );
+        let rerun = format!(
+            "rerun it with ZERO_FUZZ_SEED={seed} ZERO_FUZZ_CASES={cases} cargo test --release \
+             --test fuzz {} -- --exact",
+            std::thread::current().name().unwrap_or_default()
+        );
         if let Err(e) = result {
-            panic!("fuzz {target}: {e}");
+            panic!("fuzz {target}: {e}\n{rerun}");
         }
+        assert!(
+            count.get() >= u64::from(cases),
+            "fuzz {target}: ran {} cases of {cases}; {rerun}",
+            count.get()
+        );
+        // Rounded down (a run of a few cases asks little), with room for the share's rounding.
+        let least = |share: f64| (share * f64::from(cases) + 1e-6) as u64;
+        assert!(
+            decoded >= least(depth.decoded),
+            "fuzz {target}: only {decoded} of {cases} fuzzed inputs got past the checked \
+             header to the decoder, fewer than the {} expected (has the header's layout \
+             changed?); {rerun}",
+            least(depth.decoded)
+        );
+        assert!(
+            accepted >= least(depth.accepted),
+            "fuzz {target}: only {accepted} of {cases} fuzzed inputs were accepted, fewer than \
+             the {} expected: the mutations no longer reach what the reader accepts (has the \
+             format changed under the seeds?); {rerun}",
+            least(depth.accepted)
+        );
     }
 
     /// Bytes, shown escaped (as a byte string literal) when a case fails.
@@ -482,6 +593,27 @@ mod harness {
     }
 }
 
+/// How deep each target's inputs must get (see [`Depth`]): about a quarter of the least seen
+/// in runs of 5,000 cases of six seeds, so that a chance low never fails; a target that accepts
+/// only a handful of its inputs (the JSON files, the search's name) must still accept one.
+fn depth(target: &str) -> Depth {
+    match target {
+        "format" => Depth::accepted(0.01).decoded(0.3),
+        "selfplay_chunk" | "qtable" => Depth::accepted(0.04).decoded(0.3),
+        "book" | "mces" => Depth::accepted(0.02).decoded(0.3),
+        "cache" => Depth::accepted(0.004).decoded(0.3),
+        "position_connect4" | "position_tictactoe" | "player_spec" => Depth::accepted(0.02),
+        "position_othello4" | "moves" | "labelled_positions" | "safetensors" => {
+            Depth::accepted(0.01)
+        }
+        "metrics" | "model" => Depth::accepted(0.005),
+        "evalset" => Depth::accepted(0.004),
+        "run_json" | "state_json" | "search_kind" => Depth::accepted(0.0002),
+        "harness self-test" => Depth::accepted(0.0),
+        _ => panic!("fuzz {target}: say in depth() how deep its inputs must get"),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Shared helpers.
 // ---------------------------------------------------------------------------------------------
@@ -513,24 +645,46 @@ fn clear_file_error(e: &anyhow::Error, path: &Path, remedy: &str) -> TestCaseRes
     Ok(())
 }
 
-/// Length of the checked header: magic, kind, version, payload length, CRC-32.
-const HEADER: usize = 40;
+/// Length of the checked header (magic, kind, version, payload length, CRC-32), as the
+/// library writes it: the file of an empty payload.
+fn header_bytes() -> usize {
+    TEST_FORMAT.encode(&[]).len()
+}
 
-/// A checked file's header (taken from a valid file) over another payload, with that payload's
-/// length and checksum: how a mutated payload gets past the checksum to the decoder.
+/// A checked file's header over another payload, with that payload's length and checksum:
+/// how a mutated payload gets past the checksum to the decoder. Magic, kind and version come
+/// from `valid_file`; the rest of the header is written by the library's own encoder.
 fn reseal(valid_file: &[u8], payload: &[u8]) -> Vec<u8> {
-    let mut out = valid_file[..28].to_vec();
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
-    out.extend_from_slice(payload);
+    let mut out = valid_file[..STREAM_HEADER_BYTES].to_vec();
+    out.extend_from_slice(&TEST_FORMAT.encode(payload)[STREAM_HEADER_BYTES..]);
     out
 }
 
+/// Whether `bytes` get past the checked container of `valid_file`'s format (its magic, kind,
+/// version, length and checksum, as the library's decoder judges them) to the decoder of the
+/// payload.
+fn past_container(valid_file: &[u8], bytes: &[u8]) -> bool {
+    let Some(rest) = bytes.strip_prefix(&valid_file[..STREAM_HEADER_BYTES]) else {
+        return false;
+    };
+    let retagged = [TEST_FORMAT.stream_header().as_slice(), rest].concat();
+    TEST_FORMAT.decode(&fuzz_path("x.bin"), &retagged).is_ok()
+}
+
 /// Input for a checked binary file: arbitrary or mutated files, or mutated payloads sealed
-/// again under the header of a valid file.
+/// again under the header of a valid file. Each seed must be exactly its own payload resealed,
+/// so that a change of the header's layout fails here rather than making every resealed input
+/// stop at the header.
 fn checked_file_input(seeds: Vec<Vec<u8>>) -> BoxedStrategy<Bytes> {
     let header = seeds[0].clone();
-    let payloads = seeds.iter().map(|s| s[HEADER..].to_vec()).collect();
+    let payloads: Vec<Vec<u8>> = seeds.iter().map(|s| s[header_bytes()..].to_vec()).collect();
+    for (seed, payload) in seeds.iter().zip(&payloads) {
+        assert_eq!(
+            &reseal(&header, payload),
+            seed,
+            "a valid file is not its own payload resealed: has the checked header changed?"
+        );
+    }
     prop_oneof![
         1 => harness::bytes_input(seeds, &[]),
         2 => harness::mutated(payloads, &[]).prop_map(move |p| Bytes(reseal(&header, &p))),
@@ -627,8 +781,12 @@ fn fuzz_format() {
     .map(|v| TEST_FORMAT.encode_value(v).unwrap())
     .collect();
     let path = fuzz_path("x.bin");
+    let valid = seeds[0].clone();
     let strategy = (checked_file_input(seeds), test_value());
     run("format", strategy, |(Bytes(bytes), value)| {
+        if past_container(&valid, &bytes) {
+            harness::decoded();
+        }
         match TEST_FORMAT.decode(&path, &bytes) {
             // Length and checksum fix the payload: what is accepted is what encode writes.
             Ok(payload) => prop_assert_eq!(TEST_FORMAT.encode(payload), bytes.clone()),
@@ -650,7 +808,7 @@ fn fuzz_format() {
         match TEST_FORMAT.stream_records(&path, &bytes) {
             Ok(records) => {
                 prop_assert!(bytes.starts_with(&TEST_FORMAT.stream_header()));
-                prop_assert_eq!(records, &bytes[28..]);
+                prop_assert_eq!(records, &bytes[STREAM_HEADER_BYTES..]);
             }
             Err(e) => clear_file_error(&e, &path, TEST_FORMAT.remedy)?,
         }
@@ -1553,8 +1711,12 @@ fn fuzz_selfplay_chunk() {
         .collect();
     let path = fuzz_path("chunk-000000.bin");
     let remedy = "delete it: its games are played again on the next run";
+    let valid = seeds[0].clone();
     let strategy = (checked_file_input(seeds), chunk());
     run("selfplay_chunk", strategy, |(Bytes(bytes), games)| {
+        if past_container(&valid, &bytes) {
+            harness::decoded();
+        }
         match decode_chunk(&path, &bytes, "connect4", C4_ACTIONS, 3) {
             Ok(read) => {
                 harness::accepted();
@@ -1864,8 +2026,12 @@ fn fuzz_book() {
         .collect();
     let path = fuzz_path("book-12.bin");
     let remedy = "rebuild it with `zero solve --build-book DEPTH`";
+    let valid = seeds[0].clone();
     let strategy = (checked_file_input(seeds), book_entries());
     run("book", strategy, |(Bytes(bytes), (depth, map))| {
+        if past_container(&valid, &bytes) {
+            harness::decoded();
+        }
         match Book::from_bytes(&path, &bytes) {
             Ok(book) => {
                 harness::accepted();
@@ -1905,8 +2071,8 @@ fn cache_header() -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     Cache::open(dir.path()).unwrap().insert(5, 1).unwrap();
     let bytes = std::fs::read(dir.path().join("cache.bin")).unwrap();
-    assert_eq!(&bytes[28..], &cache_record(5, 1, 1));
-    bytes[..28].to_vec()
+    assert_eq!(&bytes[STREAM_HEADER_BYTES..], &cache_record(5, 1, 1));
+    bytes[..STREAM_HEADER_BYTES].to_vec()
 }
 
 /// A cache file: the header, then the records.
@@ -1957,13 +2123,17 @@ fn fuzz_cache() {
     ];
     let strategy = (input, prop::collection::vec(cache_entry(), 0..20));
     run("cache", strategy, |(Bytes(bytes), entries)| {
+        // A stream of records: the header is all its container checks.
+        if bytes.starts_with(&header) {
+            harness::decoded();
+        }
         match Cache::from_bytes(&path, &bytes) {
             Ok(cache) => {
                 harness::accepted();
                 // Every whole record was a valid one; the cache answers with their bounds.
                 prop_assert!(bytes.starts_with(&header));
                 let mut bounds: HashMap<u64, (i8, i8)> = HashMap::new();
-                for r in bytes[28..].chunks_exact(12) {
+                for r in bytes[STREAM_HEADER_BYTES..].chunks_exact(12) {
                     let key = u64::from_le_bytes(r[..8].try_into().unwrap());
                     let (lo, hi) = (r[8] as i8, r[9] as i8);
                     prop_assert_eq!(&cache_record(key, lo, hi)[..], r);
@@ -2063,8 +2233,12 @@ fn fuzz_qtable() {
         seeds.push(qtable::<Othello4>(&games).to_bytes().unwrap());
     }
     let path = fuzz_path("qtable.bin");
+    let valid = seeds[0].clone();
     let strategy = (checked_file_input(seeds), qtable_games());
     run("qtable", strategy, |(Bytes(bytes), games)| {
+        if past_container(&valid, &bytes) {
+            harness::decoded();
+        }
         check_qtable::<TicTacToe>(&path, &bytes, &games)?;
         check_qtable::<Othello4>(&path, &bytes, &games)
     });
@@ -2113,8 +2287,12 @@ fn fuzz_mces() {
         );
     }
     let path = fuzz_path("mces.bin");
+    let valid = seeds[0].clone();
     let strategy = (checked_file_input(seeds), mces());
     run("mces", strategy, |(Bytes(bytes), learner)| {
+        if past_container(&valid, &bytes) {
+            harness::decoded();
+        }
         match Mces::from_bytes(&path, &bytes) {
             Ok(m) => {
                 harness::accepted();
