@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Result};
 
+use crate::catalog::PresetFamily;
 use crate::games::GameKind;
 use crate::nn::{Arch, CpuMatrixUnits, Precision};
 use crate::search::mcts::{MctsConfig, SearchKind};
@@ -44,18 +45,15 @@ impl RunConfig {
             "default" => "cpu",
             other => other,
         };
-        let mut c = match (name, game) {
-            (_, GameKind::Blackjack) => {
-                bail!("blackjack is not a board game: use `zero mces`")
-            }
+        let mut c = match (name, game.presets()) {
             ("tiny", _) => tiny(),
-            ("cpu", GameKind::TicTacToe | GameKind::Othello4) => cpu_small_game(game),
-            ("cpu", GameKind::Connect4) => cpu_connect4(cuda, search),
-            ("gpu", GameKind::Connect4) if search != Some(SearchKind::Puct) => {
+            ("cpu", small @ PresetFamily::SmallBoard { .. }) => cpu_small_game(small),
+            ("cpu", PresetFamily::Connect4) => cpu_connect4(cuda, search),
+            ("gpu", PresetFamily::Connect4) if search != Some(SearchKind::Puct) => {
                 gpu_connect4_gumbel()
             }
             ("long", _) => long(game, cuda, search)?,
-            ("gpu", _) => gpu(game),
+            ("gpu", family) => gpu(family),
             ("material", _) => material(),
             (other, _) => bail!("unknown preset '{other}'; presets are: {PRESETS}"),
         };
@@ -149,7 +147,7 @@ fn tiny() -> RunConfig {
 }
 
 /// Tic-tac-toe's and 4x4 Othello's run on a CPU.
-fn cpu_small_game(game: GameKind) -> RunConfig {
+fn cpu_small_game(family: PresetFamily) -> RunConfig {
     let mut c = base();
     c.arch = Arch::resnet(2, 32);
     c.games = 200;
@@ -157,12 +155,14 @@ fn cpu_small_game(game: GameKind) -> RunConfig {
     c.workers = 2;
     c.parallel_games = 50;
     c.chunk_games = 100;
-    // Othello's openings need a little more variety than tic-tac-toe's.
-    c.temperature_plies = if game == GameKind::Othello4 { 4 } else { 3 };
-    // Othello's best plays perfectly after 200 steps an iteration too (seeds 0 and
-    // 1: White wins 150 of 150 against the solver), and its run takes 37 s instead
-    // of 52 (training is three quarters of it).
-    c.train_steps = if game == GameKind::Othello4 { 200 } else { 300 };
+    // Each game's own: its opening plies by temperature and steps an iteration.
+    if let PresetFamily::SmallBoard {
+        temperature_plies,
+        train_steps,
+    } = family
+    {
+        (c.temperature_plies, c.train_steps) = (temperature_plies, train_steps);
+    }
     c.batch_size = 128;
     c.eval_games = 40;
     c.eval_sims = 48;
@@ -295,7 +295,7 @@ fn long(game: GameKind, cuda: bool, search: Option<SearchKind>) -> Result<RunCon
     // an iteration plays fewer games than the cpu preset's, so that the 55 fit
     // the hour (`long_connect4_budget`).
     let mut long = RunConfig::preset_for_search("cpu", game, cuda, search)?;
-    if game == GameKind::Connect4 && long.mcts.search == SearchKind::Gumbel {
+    if game.presets() == PresetFamily::Connect4 && long.mcts.search == SearchKind::Gumbel {
         if !cuda {
             (long.games, long.train_steps) = long_connect4_budget(CpuMatrixUnits::detect());
         }
@@ -316,12 +316,12 @@ fn long(game: GameKind, cuda: bool, search: Option<SearchKind>) -> Result<RunCon
 }
 
 /// PUCT's run on a GPU: the small games', and Connect Four's with `--search puct`.
-fn gpu(game: GameKind) -> RunConfig {
+fn gpu(family: PresetFamily) -> RunConfig {
     let mut c = base();
     // PUCT's budget on a GPU: the small games' preset, and Connect Four's with
     // `--search puct` (its default until the seventh lease in docs/gpu.md).
     c.arch = Arch::resnet(6, 128);
-    c.games = if game == GameKind::Connect4 {
+    c.games = if family == PresetFamily::Connect4 {
         2000
     } else {
         500
@@ -333,7 +333,7 @@ fn gpu(game: GameKind) -> RunConfig {
     // idle (docs/gpu.md).
     c.inference_threads = 2;
     c.chunk_games = 250;
-    if game == GameKind::Connect4 {
+    if family == PresetFamily::Connect4 {
         // The cpu preset's openings. The first gpu run (without them) repeated itself:
         // latest stopped beating best from iteration 11, with a value loss of 0.021
         // (docs/gpu.md).
