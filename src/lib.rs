@@ -9,8 +9,10 @@
 //!    [`agent`]: the one interface of every player, [`agent::Agent`].
 //! 3. [`search`] (MCTS, alpha-beta), [`solvers`] (perfect play), [`tabular`] (Q-learning,
 //!    Monte Carlo ES), [`nn`] (the network and batched inference): algorithms over games.
-//! 4. [`arena`] (matches, Elo, grading on solver-labelled positions) and [`alphazero`] (the
-//!    self-play, training and evaluation pipeline).
+//! 4. [`arena`] (matches, Elo, grading on solver-labelled positions); above it, [`catalog`]
+//!    (each board game's facts beyond its rules: title, sides, board, exact solver,
+//!    evaluation set, presets); above that, [`alphazero`] (the self-play, training and
+//!    evaluation pipeline).
 //! 5. [`players`] (the player spec grammar that builds every kind of player); above it, [`cli`]
 //!    (one thin file per subcommand: flags and printing) and [`serve`] (`zero serve`: the web
 //!    server, its JSON API and the page that plays and watches games in a browser).
@@ -25,8 +27,11 @@ pub mod search;
 pub mod solvers;
 pub mod tabular;
 
-pub mod alphazero;
 pub mod arena;
+
+pub mod catalog;
+
+pub mod alphazero;
 
 pub mod cli;
 pub mod players;

@@ -11,14 +11,12 @@ use crate::agent::{Agent, RandomAgent};
 use crate::alphazero::player::search_player;
 use crate::alphazero::policy_player::PolicyAgent;
 use crate::alphazero::trained_search::trained_search;
-use crate::games::{Connect4, Game, Move, Othello4, Outcome, Player, TicTacToe};
+use crate::catalog::Catalogued;
+use crate::games::{Game, Move, Outcome, Player};
 use crate::nn::{default_device, Evaluator, InferenceNet, Net, Shape};
 use crate::search::agent::rollout_agent;
 use crate::search::alphabeta::AlphaBetaAgent;
 use crate::search::mcts::{PlaySearch, SearchKind};
-use crate::search::rules::RulesAgent;
-use crate::solvers::connect4_book::SolverAgent as Connect4Solver;
-use crate::solvers::exhaustive::SolverAgent;
 use crate::tabular::qtable::{QAgent, QTable};
 
 /// A parsed player spec.
@@ -139,35 +137,6 @@ impl Default for BuildContext {
     }
 }
 
-/// Players that exist only for some games (`rules`, `solver`, ...): each game says which it has.
-pub trait Playable: Game {
-    fn rules_agent() -> Result<Box<dyn Agent<Self>>> {
-        bail!("there is no rule-based player for {}", Self::NAME)
-    }
-    fn solver_agent(_ctx: &BuildContext) -> Result<Box<dyn Agent<Self>>> {
-        bail!("there is no solver for {}", Self::NAME)
-    }
-}
-
-impl Playable for TicTacToe {
-    fn rules_agent() -> Result<Box<dyn Agent<Self>>> {
-        Ok(Box::new(RulesAgent::new()))
-    }
-    fn solver_agent(_ctx: &BuildContext) -> Result<Box<dyn Agent<Self>>> {
-        Ok(Box::new(SolverAgent::<Self>::new()))
-    }
-}
-impl Playable for Othello4 {
-    fn solver_agent(_ctx: &BuildContext) -> Result<Box<dyn Agent<Self>>> {
-        Ok(Box::new(SolverAgent::<Self>::new()))
-    }
-}
-impl Playable for Connect4 {
-    fn solver_agent(ctx: &BuildContext) -> Result<Box<dyn Agent<Self>>> {
-        Ok(Box::new(Connect4Solver::new(ctx.solver_dir.clone())))
-    }
-}
-
 impl PlayerSpec {
     /// Whether the player needs the terminal (so a match must run on one thread).
     pub fn is_interactive(&self) -> bool {
@@ -212,7 +181,7 @@ impl PlayerSpec {
     }
 
     /// Builds a fresh player for game `G`.
-    pub fn build<G: Playable>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
+    pub fn build<G: Catalogued>(&self, ctx: &BuildContext) -> Result<Box<dyn Agent<G>>> {
         let net = |path: PathBuf| -> Result<Box<dyn Agent<G>>> {
             let search = search_for(&path, ctx)?;
             let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())?;
@@ -226,8 +195,9 @@ impl PlayerSpec {
             (_, Some(weights)) => net(weights),
             (PlayerSpec::Random, _) => Ok(Box::new(RandomAgent::new())),
             (PlayerSpec::Human, _) => Ok(Box::new(HumanAgent::stdio())),
-            (PlayerSpec::Rules, _) => G::rules_agent(),
-            (PlayerSpec::Solver, _) => G::solver_agent(ctx),
+            (PlayerSpec::Rules, _) => G::rules_agent()
+                .ok_or_else(|| anyhow!("there is no rule-based player for {}", G::NAME)),
+            (PlayerSpec::Solver, _) => Ok(G::solver_agent(&ctx.solver_dir)),
             (PlayerSpec::Mcts(sims), _) => Ok(Box::new(rollout_agent::<G>(*sims))),
             (PlayerSpec::Minimax(depth), _) => Ok(Box::new(AlphaBetaAgent::<G>::new(*depth))),
             // Greedy in the table; a seeded random legal move where the table has no row.
@@ -299,16 +269,12 @@ impl HumanAgent {
     }
 }
 
-fn side_name<G: Game>(p: Player) -> &'static str {
-    match (G::NAME, p) {
-        ("tictactoe", Player::First) => "X",
-        ("tictactoe", Player::Second) => "O",
-        (_, Player::First) => "●",
-        (_, Player::Second) => "◯",
-    }
+/// A side as the terminal's board shows its stones.
+fn side_mark<G: Catalogued>(p: Player) -> &'static str {
+    G::SIDES[p.index()].mark
 }
 
-impl<G: Game> Agent<G> for HumanAgent {
+impl<G: Catalogued> Agent<G> for HumanAgent {
     fn choose(&mut self, pos: &G) -> Result<Move> {
         let legal: Vec<String> = pos
             .legal_moves()
@@ -320,7 +286,7 @@ impl<G: Game> Agent<G> for HumanAgent {
             write!(
                 self.output,
                 "Your move as {} ({}; 'quit' to stop): ",
-                side_name::<G>(pos.to_move()),
+                side_mark::<G>(pos.to_move()),
                 legal.join(" ")
             )?;
             self.output.flush()?;
@@ -347,7 +313,7 @@ impl<G: Game> Agent<G> for HumanAgent {
     fn game_over(&mut self, pos: &G) {
         let verdict = match pos.outcome() {
             Some(Outcome::Draw) => "a draw".to_string(),
-            Some(Outcome::Win(p)) => format!("{} wins", side_name::<G>(p)),
+            Some(Outcome::Win(p)) => format!("{} wins", side_mark::<G>(p)),
             None => "unfinished".to_string(),
         };
         let _ = writeln!(self.output, "\n{}Game over: {verdict}.", pos.display());
@@ -357,6 +323,7 @@ impl<G: Game> Agent<G> for HumanAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Connect4;
     use std::sync::{Arc, Mutex};
 
     #[test]

@@ -6,8 +6,9 @@ use rand::{Rng, SeedableRng};
 
 use zero::agent::Agent;
 use zero::arena::{play_match, MatchOptions, MatchResult};
+use zero::catalog::Catalogued;
 use zero::games::{Connect4, Game, Othello4, TicTacToe};
-use zero::players::{BuildContext, Playable, PlayerSpec};
+use zero::players::{BuildContext, PlayerSpec};
 use zero::search::alphabeta::AlphaBeta;
 use zero::search::mcts::{
     search, MctsConfig, RolloutEvaluator, SearchKind, Tree, UniformEvaluator,
@@ -15,11 +16,11 @@ use zero::search::mcts::{
 use zero::search::{heuristic_score, plies_to_end, score_sign, terminal_score};
 use zero::solvers::exhaustive::{best_moves, solve_value, SolveTable};
 
-fn duel<G: Playable>(a: &str, b: &str, games: u64, seed: u64) -> MatchResult {
+fn duel<G: Catalogued>(a: &str, b: &str, games: u64, seed: u64) -> MatchResult {
     duel_on::<G>(a, b, games, seed, 2)
 }
 
-fn duel_on<G: Playable>(a: &str, b: &str, games: u64, seed: u64, threads: usize) -> MatchResult {
+fn duel_on<G: Catalogued>(a: &str, b: &str, games: u64, seed: u64, threads: usize) -> MatchResult {
     let (sa, sb): (PlayerSpec, PlayerSpec) = (a.parse().unwrap(), b.parse().unwrap());
     let ctx = BuildContext::default();
     let make_a = || -> Result<Box<dyn Agent<G>>> { sa.build::<G>(&ctx) };

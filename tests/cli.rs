@@ -45,9 +45,10 @@ fn bad_players_and_games_are_clear_errors() {
         &["arena", "--game", "chess", "random", "random"],
         "invalid value",
     );
+    // Blackjack has commands of its own (`zero mces`, `zero blackjack`), not a `--game`.
     fails_with(
         &["arena", "--game", "blackjack", "random", "random"],
-        "single-player",
+        "invalid value 'blackjack'",
     );
     fails_with(
         &[

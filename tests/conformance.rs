@@ -1,6 +1,8 @@
 //! One generic conformance suite for every board game of the crate, in the spirit of
 //! OpenSpiel's generic game tests: each property is a function `check_xxx<G: Game>` that uses
-//! only the public game API, instantiated once per game by `conformance_suite!` at the bottom.
+//! only the public game API (and the game's facts of `zero::catalog`), instantiated once per
+//! game of the one list by `zero::for_each_game!(conformance_suite)` at the bottom: a game
+//! added to the list is checked with no change here.
 //!
 //! The random properties run on playouts driven by proptest. A playout is a vector of move
 //! choices: ply `i` plays legal move number `choices[i] % legal.len()` (the first legal move
@@ -12,12 +14,21 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
+use zero::catalog::{owners, Catalogued, Facts, Layout};
 use zero::games::{Connect4, Game, Move, Othello4, Player, Symmetry, TicTacToe};
+use zero::solvers::exhaustive::{solve_value, SolveTable};
 
 type Check = Result<(), TestCaseError>;
 
 /// Cases per property per game.
 const CASES: u32 = 256;
+/// Cases of the exact solver's property, whose solvers are dearer to make.
+const EXACT_CASES: u32 = 24;
+/// The exact solver is checked on positions at most this many plies from `G::MAX_PLIES`
+/// (so that the exhaustive search that checks it stays small), the last of a long game.
+const EXACT_PLIES: usize = 12;
+/// The exhaustive key check goes one ply deeper while fewer positions than this are found.
+const EXHAUSTIVE_POSITIONS: usize = 100_000;
 /// Playouts per case in the key-collision property.
 const PLAYOUTS_PER_BATCH: usize = 16;
 
@@ -35,28 +46,16 @@ fn choices<G: Game>() -> impl Strategy<Value = Vec<u32>> {
     prop::collection::vec(any::<u32>(), 0..=G::MAX_PLIES)
 }
 
-/// Stones per side, from each game's own accessors: pins down which encoding plane is whose.
-trait StoneCount: Game {
-    fn stone_count(&self, player: Player) -> u32;
-}
-
-impl StoneCount for Connect4 {
+/// Stones per side, counted on the board as `display` draws it (each side's mark, one of the
+/// game's facts): pins down which encoding plane is whose, from code apart from `encode`.
+trait StoneCount: Catalogued {
     fn stone_count(&self, player: Player) -> u32 {
-        self.stones(player).count_ones()
+        let mark = Self::SIDES[player.index()].mark;
+        self.display().matches(mark).count() as u32
     }
 }
 
-impl StoneCount for TicTacToe {
-    fn stone_count(&self, player: Player) -> u32 {
-        self.stones(player).count_ones()
-    }
-}
-
-impl StoneCount for Othello4 {
-    fn stone_count(&self, player: Player) -> u32 {
-        self.discs(player).count_ones()
-    }
-}
+impl<G: Catalogued> StoneCount for G {}
 
 /// A whole game: `positions[0]` is the start, `positions[i + 1]` follows `moves[i]`, and the
 /// last position is over.
@@ -146,11 +145,15 @@ fn check_start<G: Game>() {
     assert_eq!(G::new().key(), start.key());
 }
 
-/// `G::symmetries()`: the expected number, identity first, every map a permutation of the
-/// right size, no two alike.
-fn check_symmetry_group<G: Game>(expected: usize) {
+/// `G::symmetries()`: identity first, every map a permutation of the right size, no two
+/// alike, and a group (the composition of two is one of them).
+fn check_symmetry_group<G: Game>() {
     let syms = G::symmetries();
-    assert_eq!(syms.len(), expected, "{}: number of symmetries", G::NAME);
+    assert!(
+        !syms.is_empty(),
+        "{}: no symmetry (not even the identity)",
+        G::NAME
+    );
     let identity = &syms[0];
     assert_eq!(identity.cells, (0..G::cells()).collect::<Vec<_>>());
     assert_eq!(identity.actions, (0..G::NUM_ACTIONS).collect::<Vec<_>>());
@@ -176,17 +179,40 @@ fn check_symmetry_group<G: Game>(expected: usize) {
                 G::NAME
             );
         }
+        for (j, t) in syms.iter().enumerate() {
+            let cells: Vec<usize> = t.cells.iter().map(|&c| s.cells[c]).collect();
+            let actions: Vec<usize> = t.actions.iter().map(|&a| s.actions[a]).collect();
+            assert!(
+                syms.iter()
+                    .any(|u| u.cells == cells && u.actions == actions),
+                "{}: symmetry {k} after symmetry {j} is none of the symmetries",
+                G::NAME
+            );
+        }
     }
 }
 
-/// Every position reachable in at most `depth` plies (all of them when `depth` is
-/// `G::MAX_PLIES`), breadth first: distinct positions have distinct keys. A collision names a
-/// shortest move sequence to each of the two positions.
-fn check_keys_exhaustive<G: Game>(depth: usize) {
+/// Every position reachable in at most some number of plies, breadth first: distinct
+/// positions have distinct keys. The search goes one ply deeper while fewer than
+/// [`EXHAUSTIVE_POSITIONS`] positions are found: the whole game for tic-tac-toe and 4x4
+/// Othello, 8 plies of Connect Four. A collision names a shortest move sequence to each of
+/// the two positions. Returns the depth reached and the positions found.
+fn check_keys_exhaustive<G: Game>() -> (usize, usize) {
     let mut by_key: HashMap<u64, (G, String)> = HashMap::new();
     let mut seen: HashSet<G> = HashSet::from([G::new()]);
     let mut queue: VecDeque<(G, Vec<String>)> = VecDeque::from([(G::new(), Vec::new())]);
+    // The depth whose positions are the last to be expanded, once known.
+    let mut depth = usize::MAX;
+    let mut reached = 0;
     while let Some((pos, line)) = queue.pop_front() {
+        if line.len() > reached {
+            // The first position of a new depth: every shallower one is in `seen`, and so
+            // are this depth's.
+            reached = line.len();
+            if depth == usize::MAX && seen.len() >= EXHAUSTIVE_POSITIONS {
+                depth = reached;
+            }
+        }
         let here = line.join(" ");
         if let Some((other, there)) = by_key.get(&pos.key()) {
             panic!(
@@ -212,6 +238,7 @@ fn check_keys_exhaustive<G: Game>(depth: usize) {
             }
         }
     }
+    (reached, seen.len())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -570,16 +597,205 @@ fn check_symmetries<G: Game>(choices: &[u32]) -> Check {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The game's facts (zero::catalog)
+
+/// 7. The board as the page draws it: with [`Layout::Cells`], a move `m` on the board puts the
+///    mover's stone on the empty cell `m`; with [`Layout::Columns`], move `c` puts it on the
+///    lowest empty cell of column `c`. Every move that cannot be played in a position that is
+///    not over has a refusal in words.
+fn check_board<G: Catalogued>(choices: &[u32]) -> Check {
+    let game = playout::<G>(choices)?;
+    let line = game.line();
+    let (rows, cols) = (G::HEIGHT, G::WIDTH);
+    for (i, &m) in game.moves.iter().enumerate() {
+        let (pos, next) = (&game.positions[i], &game.positions[i + 1]);
+        let at = format!(
+            "{}: move {} after {} plies of {}",
+            G::NAME,
+            pos.format_move(m),
+            i,
+            line
+        );
+        let (before, after) = (owners(pos), owners(next));
+        let mover = pos.to_move().index() as u8 + 1;
+        let cell = match G::BOARD.layout {
+            Layout::Cells => (usize::from(m) < rows * cols).then_some(usize::from(m)),
+            Layout::Columns => (usize::from(m) < cols).then(|| {
+                (0..rows)
+                    .rev()
+                    .map(|r| r * cols + usize::from(m))
+                    .find(|&c| before[c] == 0)
+                    .unwrap_or(usize::MAX)
+            }),
+        };
+        if let Some(c) = cell {
+            prop_assert!(
+                c < before.len() && before[c] == 0,
+                "{}: no empty cell for it",
+                at
+            );
+            prop_assert_eq!(after[c], mover, "{}: the stone is not on cell {}", at, c);
+        }
+        for illegal in (0..G::NUM_ACTIONS as Move).filter(|&x| !pos.is_legal(x)) {
+            prop_assert!(!pos.refusal(illegal).is_empty(), "{}: no refusal", at);
+        }
+    }
+    Ok(())
+}
+
+/// A game that lasts: ply `i` plays the first legal move, from number `choices[i]` on, that
+/// does not end the game, if there is one.
+fn long_playout<G: Game>(choices: &[u32]) -> Playout<G> {
+    let mut pos = G::new();
+    let mut out = Playout {
+        moves: Vec::new(),
+        positions: vec![pos.clone()],
+    };
+    while out.moves.len() < G::MAX_PLIES {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let first = choices.get(out.moves.len()).copied().unwrap_or(0) as usize;
+        let goes_on = |&m: &Move| {
+            let mut child = pos.clone();
+            child.play(m);
+            child.outcome().is_none()
+        };
+        let turned = (0..legal.len()).map(|k| legal[(first + k) % legal.len()]);
+        let m = turned
+            .clone()
+            .find(goes_on)
+            .unwrap_or(legal[first % legal.len()]);
+        pos.play(m);
+        out.moves.push(m);
+        out.positions.push(pos.clone());
+    }
+    out
+}
+
+/// 8. The exact solver ([`Catalogued::exact`]) on the last positions of a long game agrees
+///    with the exhaustive search: the value's sign, each move's result and plies to the end,
+///    and the optimal moves; the `solver` player and the `rules` player (if any) play legal
+///    moves.
+fn check_exact<G: Catalogued>(choices: &[u32]) -> Check {
+    let game = long_playout::<G>(choices);
+    let line = game.line();
+    let files = tempfile::tempdir().unwrap();
+    let mut exact = G::exact(None).unwrap();
+    let mut solver = G::solver_agent(files.path());
+    let mut rules = G::rules_agent();
+    let mut table = SolveTable::new();
+    let near_end = |pos: &&G| pos.outcome().is_none() && pos.ply() + EXACT_PLIES >= G::MAX_PLIES;
+    for (i, pos) in game
+        .positions
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| near_end(p))
+    {
+        let at = format!("{} after {} plies of {}", G::NAME, i, line);
+        let truth = score_sign(solve_value(pos, &mut table));
+        prop_assert_eq!(exact.value(pos).unwrap().signum(), truth, "{}: value", at);
+        let results = exact.move_results(pos);
+        prop_assert_eq!(
+            results.iter().map(|r| r.0).collect::<Vec<_>>(),
+            pos.legal_moves().to_vec(),
+            "{}: moves of the results",
+            at
+        );
+        for (m, result) in results {
+            let mut child = pos.clone();
+            child.play(m);
+            let v = -solve_value(&child, &mut table);
+            prop_assert_eq!(
+                result,
+                Some((score_sign(v), plies_to_end(pos, v))),
+                "{}: move {}",
+                at,
+                pos.format_move(m)
+            );
+        }
+        let best = exact.best_moves(pos).unwrap();
+        prop_assert!(!best.is_empty(), "{}: no best move", at);
+        for m in best {
+            let mut child = pos.clone();
+            child.play(m);
+            prop_assert_eq!(
+                -score_sign(solve_value(&child, &mut table)),
+                truth,
+                "{}",
+                at
+            );
+        }
+        prop_assert!(pos.is_legal(solver.choose(pos).unwrap()), "{}: solver", at);
+        if let Some(rules) = rules.as_mut() {
+            prop_assert!(pos.is_legal(rules.choose(pos).unwrap()), "{}: rules", at);
+        }
+    }
+    Ok(())
+}
+
+/// The exact score's result for the mover: 1, 0 or -1 (`zero::search::score_sign`).
+fn score_sign(score: i32) -> i32 {
+    zero::search::score_sign(score)
+}
+
+/// Plies until the end with best play (`zero::search::plies_to_end`).
+fn plies_to_end<G: Game>(pos: &G, score: i32) -> Option<u32> {
+    zero::search::plies_to_end(pos, score)
+}
+
+/// 9. The facts themselves: a title, two sides with distinct names and marks, the names of
+///    the board's moves (what a click plays) distinct and read back by `parse_move`, and an
+///    evaluation set whose every position is unfinished and values exactly its legal moves.
+fn check_facts<G: Catalogued>() {
+    let facts = Facts::of::<G>();
+    assert!(!G::TITLE.is_empty());
+    let [a, b] = G::SIDES;
+    assert!(!a.name.is_empty() && !a.mark.is_empty() && a.name != b.name && a.mark != b.mark);
+    let start = G::new();
+    let names: Vec<&String> = facts.moves.iter().chain(&facts.other_moves).collect();
+    assert_eq!(
+        names.len(),
+        G::NUM_ACTIONS,
+        "{}: a name for every move",
+        G::NAME
+    );
+    for (m, name) in names.iter().enumerate() {
+        assert_eq!(
+            start.parse_move(name),
+            Ok(m as Move),
+            "{}: move '{name}'",
+            G::NAME
+        );
+    }
+    let set = G::eval_set().unwrap();
+    assert!(!set.is_empty(), "{}: an empty evaluation set", G::NAME);
+    for e in &set.entries {
+        assert!(
+            e.position.outcome().is_none(),
+            "{}: {} is over",
+            G::NAME,
+            e.label
+        );
+        let valued: Vec<Move> = (0..G::NUM_ACTIONS as Move)
+            .filter(|&m| e.values.get(m as usize).copied().flatten().is_some())
+            .collect();
+        assert_eq!(
+            valued,
+            e.position.legal_moves().to_vec(),
+            "{}: {}",
+            G::NAME,
+            e.label
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The suite, once per game
 
 macro_rules! conformance_suite {
-    (
-        $module:ident,
-        $game:ty,
-        symmetries: $symmetries:expr,
-        position_separators: $separators:expr,
-        exhaustive_key_depth: $depth:expr $(,)?
-    ) => {
+    ($module:ident, $game:ty) => {
         mod $module {
             use super::*;
 
@@ -592,12 +808,21 @@ macro_rules! conformance_suite {
 
             #[test]
             fn symmetries_are_distinct_permutations_identity_first() {
-                check_symmetry_group::<G>($symmetries);
+                check_symmetry_group::<G>();
             }
 
             #[test]
             fn keys_are_unique_over_all_positions_to_depth() {
-                check_keys_exhaustive::<G>($depth);
+                let (depth, positions) = check_keys_exhaustive::<G>();
+                println!(
+                    "{}: keys of {positions} positions to depth {depth}",
+                    G::NAME
+                );
+            }
+
+            #[test]
+            fn facts_name_every_move_and_the_evaluation_set_is_sound() {
+                check_facts::<G>();
             }
 
             proptest! {
@@ -622,7 +847,7 @@ macro_rules! conformance_suite {
 
                 #[test]
                 fn moves_and_positions_round_trip_through_notation(choices in choices::<G>()) {
-                    check_notation::<G>(&choices, $separators)?;
+                    check_notation::<G>(&choices, &[""])?;
                 }
 
                 #[test]
@@ -637,33 +862,51 @@ macro_rules! conformance_suite {
                     check_symmetries::<G>(&choices)?;
                 }
             }
+
+            proptest! {
+                #![proptest_config(config())]
+
+                #[test]
+                fn stones_land_where_the_layout_says_and_refusals_explain(
+                    choices in choices::<G>(),
+                ) {
+                    check_board::<G>(&choices)?;
+                }
+            }
+
+            proptest! {
+                #![proptest_config(Config { cases: EXACT_CASES, ..config() })]
+
+                #[test]
+                fn the_exact_solver_agrees_with_the_exhaustive_search(choices in choices::<G>()) {
+                    check_exact::<G>(&choices)?;
+                }
+            }
         }
     };
 }
 
-// Connect Four: mirror only; positions are digit strings ("4453"), no separator.
-conformance_suite!(
-    connect4,
-    Connect4,
-    symmetries: 2,
-    position_separators: &[""],
-    exhaustive_key_depth: 8,
-);
+// Every game of the list, with no line of its own here.
+zero::for_each_game!(conformance_suite);
 
-// Tic-tac-toe: the whole dihedral group; positions are digit strings ("5137").
-conformance_suite!(
-    tictactoe,
-    TicTacToe,
-    symmetries: 8,
-    position_separators: &[""],
-    exhaustive_key_depth: TicTacToe::MAX_PLIES,
-);
+// ---------------------------------------------------------------------------------------------
+// What the shipped games promise beyond the suite
 
-// Othello 4x4: the symmetries that keep the start; positions read "b1 a1 pass" and "b1a1pass".
-conformance_suite!(
-    othello4,
-    Othello4,
-    symmetries: 4,
-    position_separators: &[" ", ""],
-    exhaustive_key_depth: Othello4::MAX_PLIES,
-);
+/// The symmetries each game has: Connect Four's mirror, tic-tac-toe's whole dihedral group,
+/// and the four of 4x4 Othello that keep its start.
+#[test]
+fn the_shipped_games_have_their_symmetries() {
+    assert_eq!(Connect4::symmetries().len(), 2);
+    assert_eq!(TicTacToe::symmetries().len(), 8);
+    assert_eq!(Othello4::symmetries().len(), 4);
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Othello's positions also read with spaces between moves ("b1 a1 pass").
+    #[test]
+    fn othello4_positions_read_with_spaces(choices in choices::<Othello4>()) {
+        check_notation::<Othello4>(&choices, &[" "])?;
+    }
+}

@@ -53,8 +53,9 @@ use zero::alphazero::metrics::{
 use zero::alphazero::records::{decode_chunk, encode_chunk, GameRecord};
 use zero::alphazero::selfplay::GameResults;
 use zero::alphazero::state::{RunState, Stage};
-use zero::arena::grading::{small_game_set, EvalSet, GradeResult, GroupResult, CONNECT4_EVALSET};
+use zero::arena::grading::{EvalSet, GradeResult, GroupResult};
 use zero::arena::MatchResult;
+use zero::catalog::Catalogued;
 use zero::core::files::{parse_json, Format, STREAM_HEADER_BYTES};
 use zero::games::blackjack::{Action, STATES};
 use zero::games::{Connect4, Game, GameError, GameKind, Move, Othello4, Tally, TicTacToe};
@@ -965,9 +966,10 @@ fn fuzz_moves() {
         .to_vec();
     let strategy = (harness::text_input(seeds, POSITION_TOKENS), picks(45));
     run("moves", strategy, |(Text(text), picks)| {
-        check_moves::<Connect4>(&text, &picks)?;
-        check_moves::<TicTacToe>(&text, &picks)?;
-        check_moves::<Othello4>(&text, &picks)
+        for game in GameKind::ALL {
+            zero::with_board_game!(game, G => check_moves::<G>(&text, &picks))?;
+        }
+        Ok(())
     });
 }
 
@@ -1080,22 +1082,19 @@ fn fuzz_evalset() {
             .map(|c| (game, c.join("\n")))
             .collect()
     };
-    let mut valid = chunks(GameKind::Connect4, CONNECT4_EVALSET, 7);
-    let ttt = small_game_set::<TicTacToe>(60, 3).to_text(&[]);
-    valid.extend(chunks(GameKind::TicTacToe, &ttt, 5));
-    let othello = small_game_set::<Othello4>(60, 3).to_text(&[]);
-    valid.extend(chunks(GameKind::Othello4, &othello, 5));
+    // Chunks of each game's own set.
+    let mut valid = Vec::new();
+    for game in GameKind::ALL {
+        let set = zero::with_board_game!(game, G => G::eval_set().unwrap().to_text(&[]));
+        valid.extend(chunks(game, &set, 6));
+    }
     let seeds = valid.iter().map(|v| v.1.clone()).collect();
     let strategy = (harness::text_input(seeds, EVALSET_TOKENS), select(valid));
     run("evalset", strategy, |(Text(text), (game, valid))| {
-        check_evalset::<Connect4>(&text)?;
-        check_evalset::<TicTacToe>(&text)?;
-        check_evalset::<Othello4>(&text)?;
-        match game {
-            GameKind::Connect4 => check_evalset_round_trip::<Connect4>(&valid),
-            GameKind::TicTacToe => check_evalset_round_trip::<TicTacToe>(&valid),
-            _ => check_evalset_round_trip::<Othello4>(&valid),
+        for kind in GameKind::ALL {
+            zero::with_board_game!(kind, G => check_evalset::<G>(&text))?;
         }
+        zero::with_board_game!(game, G => check_evalset_round_trip::<G>(&valid))
     });
 }
 
@@ -1385,7 +1384,7 @@ fn json_tokens() -> &'static [&'static str] {
 fn fuzz_run_json() {
     let mut seeds = Vec::new();
     for preset in ["cpu", "gpu", "tiny", "long"] {
-        for game in [GameKind::Connect4, GameKind::TicTacToe, GameKind::Othello4] {
+        for game in GameKind::ALL {
             let mut cfg = RunConfig::preset(preset, game, false).unwrap();
             cfg.eval.benchmark = Some("minimax:4".into());
             seeds.push(serde_json::to_vec_pretty(&cfg).unwrap());

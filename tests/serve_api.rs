@@ -279,8 +279,8 @@ fn refusals(addr: SocketAddr) -> Vec<(Answer, u16, &'static str)> {
         ),
         (
             post(addr, "/api/games", json!({"game": "blackjack"})),
-            400,
-            "not a board game",
+            422,
+            "unknown variant `blackjack`",
         ),
         (
             post(addr, "/api/games", json!({"second": "alphago"})),

@@ -13,8 +13,8 @@ use super::stage_clock::timed_stage;
 use super::stages::{stage_evaluate, stage_self_play, stage_train};
 use super::state::{read_state, write_state, RunState, Stage};
 use crate::arena::{AgentFactory, MatchResult};
+use crate::catalog::Catalogued;
 use crate::core::memory::{release_free_memory, resident_mib};
-use crate::games::Game;
 
 /// What shards played elsewhere (by a cluster) bring to the stage that records them: the
 /// self-play figures of the processes that played its chunks (the games are the chunks on
@@ -27,7 +27,7 @@ pub struct FromShards {
 
 /// Runs one stage of iteration `state.iteration` and returns its record, whose seconds are
 /// the stage's in all (earlier processes' included, after an interruption).
-fn run_stage<G: Game>(
+fn run_stage<G: Catalogued>(
     cfg: &RunConfig,
     paths: &RunPaths,
     state: RunState,
@@ -47,7 +47,7 @@ fn run_stage<G: Game>(
     Ok(record)
 }
 
-fn stage_record<G: Game>(
+fn stage_record<G: Catalogued>(
     cfg: &RunConfig,
     paths: &RunPaths,
     state: RunState,
@@ -75,7 +75,7 @@ fn stage_record<G: Game>(
 /// made already: it then only finds them), appends its record to the metrics and advances
 /// the state. `shards` is what shards played elsewhere bring. Returns the record and the new
 /// state.
-pub fn run_next_stage<G: Game>(
+pub fn run_next_stage<G: Catalogued>(
     cfg: &RunConfig,
     paths: &RunPaths,
     state: RunState,
@@ -92,7 +92,7 @@ pub fn run_next_stage<G: Game>(
 
 /// Runs the cycle until `iterations` iterations are complete, resuming where a previous run
 /// stopped. Each finished stage is appended to the metrics and handed to `report`.
-pub fn run_cycle<G: Game>(
+pub fn run_cycle<G: Catalogued>(
     cfg: &RunConfig,
     paths: &RunPaths,
     iterations: u32,

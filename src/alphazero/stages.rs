@@ -19,8 +19,9 @@ use super::samples::{window_records, window_samples};
 use super::selfplay::{self_play_shard, GameResults, SelfPlayStats};
 use super::train::{train, Checkpointing, TrainStats};
 use crate::agent::Agent;
-use crate::arena::grading::{grade, standard_set, GradeResult, GRADING};
+use crate::arena::grading::{grade, GradeResult, GRADING};
 use crate::arena::{play_match, AgentFactory, MatchOptions, MatchResult};
+use crate::catalog::Catalogued;
 use crate::core::files::{read_json, write_json};
 use crate::core::rng::streams;
 use crate::core::threads::default_threads;
@@ -206,7 +207,7 @@ pub(super) fn evaluation_options(cfg: &RunConfig, iteration: u32, progress: bool
 /// elsewhere) and promotes it if it scores at least the threshold, or promotes it without a
 /// match if the run plays none (`eval_games` 0); then plays `best` against the `benchmark`
 /// player (named), if given, and grades it.
-pub fn stage_evaluate<G: Game>(
+pub fn stage_evaluate<G: Catalogued>(
     cfg: &RunConfig,
     paths: &RunPaths,
     iteration: u32,
@@ -319,7 +320,7 @@ struct Grades {
 /// Grades `best` on the game's evaluation set (or on the subsets `cfg.grade` names): the
 /// network alone, playing its most likely move, and with `eval_sims` simulations of search,
 /// with no random plies. The set's exact values only grade; none reaches training.
-fn grade_best<G: Game>(
+fn grade_best<G: Catalogued>(
     cfg: &RunConfig,
     best: &Path,
     iteration: u32,
@@ -337,7 +338,7 @@ fn grade_best<G: Game>(
         });
     }
     let started = std::time::Instant::now();
-    let set = standard_set::<G>()?;
+    let set = G::eval_set()?;
     let seed = GRADING.seed(cfg.seed, iteration as u64);
     let threads = default_threads();
     let net = if net_n > 0 {

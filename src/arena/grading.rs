@@ -4,6 +4,7 @@
 //! [`super::accuracy`]). Connect Four's set is solved once by `zero evalset` and compiled into
 //! the binary from `data/connect4/evalset.txt`, so nothing depends on the working directory;
 //! the small games' sets are solved exhaustively when asked for (a fraction of a second).
+//! Which set a game grades on is one of its facts ([`crate::catalog::Catalogued::eval_set`]).
 //!
 //! The pipeline grades `best` on it every iteration, which gives a learning curve on an
 //! absolute scale. The solver only grades: nothing of it ever reaches training.
@@ -18,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::{for_each_item, AgentFactory};
 use crate::core::progress;
 use crate::core::rng::{item_seed, rng_from_seed, SeedStream};
-use crate::games::{Connect4, Game, Move, Othello4, TicTacToe};
+use crate::games::{Game, Move};
 use crate::search::score_sign;
 use crate::solvers::exhaustive::{solve_value, SolveTable};
 
@@ -314,17 +315,6 @@ pub fn grade<G: Game>(
     })
 }
 
-/// The evaluation set of `G`: Connect Four's shipped one, or a small game's solved here.
-pub fn standard_set<G: Game>() -> Result<EvalSet<G>> {
-    match G::NAME {
-        name if name == Connect4::NAME => EvalSet::parse(CONNECT4_EVALSET, CONNECT4_EVALSET_PATH),
-        name if name == TicTacToe::NAME || name == Othello4::NAME => {
-            Ok(small_game_set(SMALL_SET_POSITIONS, SMALL_SET_SEED))
-        }
-        other => bail!("there is no evaluation set for {other}"),
-    }
-}
-
 /// A small game's set: the distinct unfinished positions of seeded random games, `positions`
 /// of them (fewer if the game has fewer), every move valued by the exhaustive solver; grouped
 /// `early`, `middle` and `late` by thirds of the plies the sample reaches.
@@ -389,9 +379,15 @@ mod tests {
     use crate::arena::accuracy::accuracy;
     use crate::arena::connect4_evalset::connect4_key;
     use crate::games::Outcome;
+    use crate::games::{Connect4, Othello4, TicTacToe};
     use crate::solvers::connect4::read_labelled_positions;
     use crate::solvers::connect4_book::Oracle;
     use crate::solvers::exhaustive::SolverAgent;
+
+    /// Connect Four's shipped set (the catalog's, read here without it).
+    fn connect4_set() -> Result<EvalSet<Connect4>> {
+        EvalSet::parse(CONNECT4_EVALSET, CONNECT4_EVALSET_PATH)
+    }
 
     /// Plays column `self.0` where it can, else the first legal move.
     struct Column(Move);
@@ -450,7 +446,7 @@ mod tests {
 
     #[test]
     fn the_shipped_connect4_set_is_whole_and_agrees_with_pons_scores() {
-        let set = standard_set::<Connect4>().unwrap();
+        let set = connect4_set().unwrap();
         let sizes: Vec<(String, usize)> = set
             .groups()
             .into_iter()
@@ -487,7 +483,7 @@ mod tests {
 
     #[test]
     fn grading_agrees_with_accuracy_on_pons_positions() {
-        let set = standard_set::<Connect4>().unwrap();
+        let set = connect4_set().unwrap();
         let pons = pons_scores();
         let both: Vec<&EvalEntry<Connect4>> = set
             .entries
@@ -517,7 +513,7 @@ mod tests {
 
     #[test]
     fn a_perfect_player_makes_no_mistakes_and_the_worst_one_is_counted() {
-        let set = standard_set::<Connect4>().unwrap();
+        let set = connect4_set().unwrap();
         let end = set.entries.iter().filter(|e| e.group.starts_with("L3"));
         let end = EvalSet::new(end.cloned().collect());
         let dir = tempfile::tempdir().unwrap();
@@ -542,7 +538,7 @@ mod tests {
 
     #[test]
     fn grades_are_the_same_on_any_number_of_threads() {
-        let set = standard_set::<Connect4>().unwrap();
+        let set = connect4_set().unwrap();
         let random = || Ok(Box::new(RandomAgent::new()) as Box<dyn Agent<Connect4>>);
         let one = grade::<Connect4>(&random, &set, 1, 5, false).unwrap();
         let two = grade::<Connect4>(&random, &set, 2, 5, false).unwrap();
@@ -583,7 +579,7 @@ mod tests {
 
     #[test]
     fn the_small_sets_agree_with_negamax_and_the_solver_player() {
-        let set = standard_set::<TicTacToe>().unwrap();
+        let set = small_game_set::<TicTacToe>(SMALL_SET_POSITIONS, SMALL_SET_SEED);
         assert_eq!(set.len(), SMALL_SET_POSITIONS);
         assert_eq!(set.groups(), ["early", "middle", "late"]);
         for e in &set.entries {
@@ -605,7 +601,7 @@ mod tests {
         );
         let worst = grade::<TicTacToe>(&worst_factory(&set), &set, 2, 0, false).unwrap();
         assert_eq!(worst.mistakes, decisive(&set));
-        let othello = standard_set::<Othello4>().unwrap();
+        let othello = small_game_set::<Othello4>(SMALL_SET_POSITIONS, SMALL_SET_SEED);
         assert_eq!(othello.len(), SMALL_SET_POSITIONS);
         let solver = || Ok(Box::new(SolverAgent::<Othello4>::new()) as Box<dyn Agent<Othello4>>);
         assert_eq!(
@@ -639,7 +635,7 @@ mod tests {
 
     #[test]
     fn subsets_are_evenly_spaced() {
-        let set = standard_set::<TicTacToe>().unwrap();
+        let set = small_game_set::<TicTacToe>(SMALL_SET_POSITIONS, SMALL_SET_SEED);
         let sub = set.subset(30);
         assert_eq!((sub.len(), sub.whole), (30, 300));
         assert_eq!(sub.entries[1], set.entries[10]);

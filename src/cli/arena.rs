@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::arena::{play_match_recorded, GameRecord, MatchOptions, MatchResult};
+use crate::catalog::Catalogued;
 use crate::core::files::write_atomic;
 use crate::core::threads::default_threads;
 use crate::games::GameKind;
-use crate::players::{BuildContext, Playable, PlayerSpec};
+use crate::players::{BuildContext, PlayerSpec};
 use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug)]
@@ -61,7 +62,7 @@ pub fn run(args: Args) -> Result<()> {
     crate::with_board_game!(args.game, G => run_for::<G>(&args))
 }
 
-fn run_for<G: Playable>(args: &Args) -> Result<()> {
+fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
         random_plies: args.random_plies,
         ..args.net.context(G::NAME)?

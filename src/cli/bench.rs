@@ -12,12 +12,12 @@ use crate::alphazero::config::RunConfig;
 use crate::alphazero::records::GameRecord;
 use crate::alphazero::samples::{samples_from, Samples};
 use crate::alphazero::train::time_steps;
+use crate::catalog::Catalogued;
 use crate::core::rng::rng_from_seed;
 use crate::games::{Game, GameKind, Player};
 use crate::nn::{
     default_device, training_threads, Arch, InferenceNet, Net, Precision, Shape, TorchThreads,
 };
-use crate::players::Playable;
 use crate::search::mcts::{search, MctsConfig, SearchKind, Tree, UniformEvaluator};
 
 #[derive(clap::Subcommand, Debug)]
@@ -213,7 +213,7 @@ fn raw_forward_rate(net: &InferenceNet, batch_sizes: &[u64], seconds: f64) -> Re
     Ok(positions as f64 / started.elapsed().as_secs_f64())
 }
 
-fn selfplay<G: Playable>(a: &SelfplayArgs) -> Result<()> {
+fn selfplay<G: Catalogued>(a: &SelfplayArgs) -> Result<()> {
     let cfg = selfplay_config(a)?;
     let net = Net::new_seeded(
         G::NAME,

@@ -11,7 +11,7 @@ use crate::alphazero::config::presets::default_iterations;
 use crate::alphazero::cycle::run_cycle;
 use crate::alphazero::metrics::StageRecord;
 use crate::alphazero::stages::ensure_best;
-use crate::players::Playable;
+use crate::catalog::Catalogued;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -66,7 +66,7 @@ fn exec_driver(address: &str) -> Result<()> {
     })
 }
 
-fn run_for<G: Playable>(args: &Args) -> Result<()> {
+fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
     let (paths, cfg, _lock) = args.run.open()?;
     // The saved run's preset when resuming, so that a bare rerun finishes a `long` run.
     let iterations = args

@@ -5,10 +5,11 @@ use super::player_args::PlayerArgs;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::arena::grading::{grade, standard_set, GradeResult};
+use crate::arena::grading::{grade, GradeResult};
+use crate::catalog::Catalogued;
 use crate::core::threads::default_threads;
 use crate::games::GameKind;
-use crate::players::{Playable, PlayerSpec};
+use crate::players::PlayerSpec;
 use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug)]
@@ -50,11 +51,11 @@ pub fn run(args: Args) -> Result<()> {
     crate::with_board_game!(args.game, G => run_for::<G>(&args))
 }
 
-fn run_for<G: Playable>(args: &Args) -> Result<()> {
+fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
     let ctx = args.net.context(G::NAME)?;
     // Built once up front so a bad spec fails before the set is graded.
     args.player.build::<G>(&ctx)?;
-    let mut set = standard_set::<G>()?;
+    let mut set = G::eval_set()?;
     if let Some(n) = args.limit {
         set = set.subset(n);
     }

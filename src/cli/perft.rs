@@ -17,7 +17,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let rows = crate::with_board_game!(args.game, G => Ok(perft::<G>(args.depth)))?;
+    let rows = crate::with_board_game!(args.game, G => perft::<G>(args.depth));
     if args.json {
         return super::print_json(&rows);
     }

@@ -5,9 +5,10 @@ use anyhow::Result;
 
 use crate::agent::Agent;
 use crate::arena::play_game;
+use crate::catalog::Catalogued;
 use crate::core::rng::mix64;
 use crate::games::{Game, GameKind, Move};
-use crate::players::{HumanAgent, Playable, PlayerSpec};
+use crate::players::{HumanAgent, PlayerSpec};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -65,7 +66,7 @@ impl<G: Game> Agent<G> for Narrated<G> {
     }
 }
 
-fn run_for<G: Playable>(args: &Args) -> Result<()> {
+fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
     let ctx = args.net.context(G::NAME)?;
     let mut opponent = Narrated {
         inner: args.against.build::<G>(&ctx)?,

@@ -15,8 +15,9 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
+use crate::catalog::Catalogued;
 use crate::games::{GameKind, Othello4, TicTacToe};
-use crate::players::{BuildContext, Playable, PlayerSpec};
+use crate::players::{BuildContext, PlayerSpec};
 use crate::tabular::exact::{grade, BySide};
 use crate::tabular::qlearning::{Config, Opponent, Side, Target, Trainer};
 use crate::tabular::qtable::QGame;
@@ -104,7 +105,7 @@ pub fn run(args: Args) -> Result<()> {
     }
 }
 
-fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
+fn run_for<G: QGame + Catalogued>(args: &Args) -> Result<()> {
     let config = Config {
         episodes: args.episodes,
         alpha: args.alpha,
@@ -174,7 +175,7 @@ fn run_for<G: QGame + Playable>(args: &Args) -> Result<()> {
 /// Runs the trainer's episodes under a progress bar, and every `--log-every` episodes (a
 /// tenth of them by default) prints the learner's results since the last line (not with
 /// `--json`).
-fn train_with_progress<G: QGame + Playable>(trainer: &mut Trainer<G>, args: &Args) -> Result<()> {
+fn train_with_progress<G: QGame + Catalogued>(trainer: &mut Trainer<G>, args: &Args) -> Result<()> {
     let log_every = args.log_every.unwrap_or((args.episodes / 10).max(1)).max(1);
     let bar = super::progress_bar(args.episodes, "episodes", !args.json);
     let whose = match args.opponent {

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::arena::AgentFactory;
-use crate::players::{BuildContext, Playable, PlayerSpec};
+use crate::catalog::Catalogued;
+use crate::players::{BuildContext, PlayerSpec};
 
 use crate::alphazero::config::{PlayoutCap, RunConfig};
 use crate::alphazero::paths::RunPaths;
@@ -124,7 +125,7 @@ impl RunArgs {
     }
 
     /// The run's benchmark player, if it has one.
-    pub fn benchmark_player<G: Playable>(
+    pub fn benchmark_player<G: Catalogued>(
         &self,
         cfg: &RunConfig,
         paths: &RunPaths,

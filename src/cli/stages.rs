@@ -18,8 +18,8 @@ use crate::alphazero::paths::RunPaths;
 use crate::alphazero::selfplay::SelfPlayStats;
 use crate::alphazero::stages::{stage_evaluate, stage_self_play, stage_train};
 use crate::alphazero::state::{read_state, RunState, Stage};
+use crate::catalog::Catalogued;
 use crate::core::files::parse_json;
-use crate::players::Playable;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -78,7 +78,7 @@ impl Args {
     }
 }
 
-fn run_for<G: Playable>(which: Stage, args: &Args) -> Result<()> {
+fn run_for<G: Catalogued>(which: Stage, args: &Args) -> Result<()> {
     let shard = args.shard(which)?;
     let (paths, cfg, _lock) = args.run.open()?;
     let iteration = match args.iteration {
@@ -137,7 +137,7 @@ fn run_for<G: Playable>(which: Stage, args: &Args) -> Result<()> {
 
 /// What the shard files `files` bring to the stage: the evaluation's match merged, or the
 /// self-play shards' figures added up.
-fn from_shards<G: Playable>(
+fn from_shards<G: Catalogued>(
     cfg: &RunConfig,
     which: Stage,
     iteration: u32,
@@ -163,7 +163,7 @@ fn from_shards<G: Playable>(
 }
 
 /// Runs one stage (or a self-play shard) without touching the run's state or metrics.
-fn stage_only<G: Playable>(
+fn stage_only<G: Catalogued>(
     args: &Args,
     cfg: &RunConfig,
     paths: &RunPaths,
@@ -206,7 +206,7 @@ fn stage_only<G: Playable>(
 }
 
 /// Runs the stage `at` as the cycle does, recording it, if it is the run's next stage.
-fn record_stage<G: Playable>(
+fn record_stage<G: Catalogued>(
     args: &Args,
     cfg: &RunConfig,
     paths: &RunPaths,

@@ -14,14 +14,13 @@ use crate::alphazero::state::read_run_config;
 use crate::alphazero::target_audit::{
     audit, draw_positions, exact_values, AuditedPosition, Disagreement, GroupAudit,
 };
+use crate::catalog::Catalogued;
 use crate::core::threads::default_threads;
-use crate::games::{Connect4, Game, GameKind, Othello4, TicTacToe};
+use crate::games::{Game, GameKind};
 use crate::nn::{default_device, InferenceNet, Net, Shape};
 use crate::players::DEFAULT_SOLVER_DIR;
 use crate::search::mcts::LeafEvaluator;
-use crate::solvers::connect4::Position;
-use crate::solvers::connect4_book::Oracle;
-use crate::solvers::exhaustive::{solve_value, SolveTable};
+use crate::solvers::exact::Exact;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -71,7 +70,7 @@ pub fn run(args: Args) -> Result<()> {
     crate::with_board_game!(args.game, G => run_for::<G>(&args))
 }
 
-fn run_for<G: Exact>(args: &Args) -> Result<()> {
+fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
     let started = std::time::Instant::now();
     if args.positions == 0 {
         bail!("--positions 0: draw at least one position a group");
@@ -112,8 +111,8 @@ fn run_for<G: Exact>(args: &Args) -> Result<()> {
         &drawn,
         threads,
         !args.json,
-        || G::solver(solver_dir),
-        G::exact,
+        || G::exact(solver_dir),
+        |solver: &mut Box<dyn Exact<G>>, pos: &G| solver.value(pos),
     )?;
     let report = Report {
         game: G::NAME.into(),
@@ -219,39 +218,3 @@ fn table(r: &Report) -> String {
     out += &format!("{:.1} s\n", r.seconds);
     out
 }
-
-/// A game whose positions have an exact value here.
-trait Exact: Game {
-    type Solver;
-    /// A solver with the book and cache of `dir`, if one is given.
-    fn solver(dir: Option<&Path>) -> Result<Self::Solver>;
-    /// The exact value for the mover: positive a win, 0 a draw, negative a loss.
-    fn exact(solver: &mut Self::Solver, pos: &Self) -> Result<i32>;
-}
-
-impl Exact for Connect4 {
-    type Solver = Oracle;
-    fn solver(dir: Option<&Path>) -> Result<Oracle> {
-        Oracle::new(1 << 22, dir)
-    }
-    fn exact(solver: &mut Oracle, pos: &Connect4) -> Result<i32> {
-        Ok(solver.solve_weak(&Position::from_game(pos))?.0)
-    }
-}
-
-/// The small games' exact values: the exhaustive solver, with no files.
-macro_rules! solved_exhaustively {
-    ($($game:ty),*) => {$(
-        impl Exact for $game {
-            type Solver = SolveTable;
-            fn solver(_: Option<&Path>) -> Result<SolveTable> {
-                Ok(SolveTable::new())
-            }
-            fn exact(table: &mut SolveTable, pos: &$game) -> Result<i32> {
-                Ok(solve_value(pos, table))
-            }
-        }
-    )*};
-}
-
-solved_exhaustively!(TicTacToe, Othello4);

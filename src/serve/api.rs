@@ -20,11 +20,12 @@ use super::engine::{self, parse_seat, Engines};
 use super::errors::{json_errors, ApiError};
 use super::perfect::{perfect_scores, PerfectCache, PerfectView};
 use super::sessions::{lock, Sessions};
-use super::solver_pool::SolverPool;
+use super::solver_pool::SharedSolvers;
 use super::table::{new_table, NewTable};
 use super::training;
 use super::views::GameView;
 use super::ServeConfig;
+use crate::catalog::Facts;
 use crate::core::rng::SeedStream;
 use crate::games::GameKind;
 
@@ -49,7 +50,10 @@ const ANALYSES_PER_SOLVER: usize = 4;
 
 impl App {
     pub fn new(config: ServeConfig) -> App {
-        let solvers = Arc::new(SolverPool::new(config.solver_dir.clone(), config.solvers));
+        let solvers = Arc::new(SharedSolvers::new(
+            config.solver_dir.clone(),
+            config.solvers,
+        ));
         App {
             sessions: Sessions::new(config.max_games, config.idle, config.seed),
             engines: Engines::new(
@@ -151,10 +155,12 @@ struct Info {
     loaded_models: Vec<String>,
 }
 
+/// A game: its name and title, its board (layout, size, look), its sides and the moves a
+/// click plays (what the page draws it from), and its models.
 #[derive(Serialize)]
 struct GameInfo {
-    game: &'static str,
-    title: &'static str,
+    #[serde(flatten)]
+    facts: Facts,
     /// The models a request may name: `best`, `latest`, or `model:NAME`.
     models: Vec<String>,
 }
@@ -172,22 +178,17 @@ struct Limits {
 }
 
 async fn info(State(app): Shared) -> Json<Info> {
-    let games = [GameKind::Connect4, GameKind::TicTacToe, GameKind::Othello4]
+    let games = GameKind::ALL
         .into_iter()
         .map(|kind| GameInfo {
-            game: kind.name(),
-            title: match kind {
-                GameKind::Connect4 => "Connect Four",
-                GameKind::TicTacToe => "Tic-tac-toe",
-                _ => "4x4 Othello",
-            },
+            facts: kind.facts(),
             models: app.engines.model_names(kind),
         })
         .collect();
     Json(Info {
         version: env!("CARGO_PKG_VERSION"),
         games,
-        players: engine::HTTP_PLAYERS.to_string(),
+        players: engine::http_players(),
         default_sims: crate::players::DEFAULT_NET_SIMS,
         limits: Limits {
             max_games: app.sessions.max(),

@@ -9,8 +9,9 @@
 //! fifty games cost fewer forward passes, not fifty times the memory. A model file that
 //! changes (the cycle promoted a new `best`) is loaded anew for the next game.
 //!
-//! Connect Four's `solver` plays on the server's shared [`SolverPool`]; every other player is
-//! built by [`PlayerSpec::build`] as on the command line, one per game.
+//! The `solver` of a game whose solvers are shared (Connect Four's) plays on the server's
+//! [`SharedSolvers`]; every other player is built by [`PlayerSpec::build`] as on the command
+//! line, one per game.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,14 +19,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use crate::agent::Agent;
+use crate::catalog::Catalogued;
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, InferenceNet, InferenceServer, Net, Shape};
 use crate::players::{network_player, search_for, BuildContext, PlayerSpec};
 use crate::search::mcts::SearchKind;
 
 use super::errors::ApiError;
-use super::games::WebGame;
-use super::solver_pool::{PooledSolver, SolverPool};
+use super::solver_pool::{PooledSolver, SharedSolvers};
 
 /// Limits on what one request may ask of an engine, so that no move takes hours.
 pub const MAX_MINIMAX_DEPTH: u32 = 9;
@@ -165,7 +166,7 @@ pub struct Engines {
     /// How network players search (the simulations come with each seat).
     network_play: BuildContext,
     nets: Mutex<HashMap<(GameKind, String), CachedModel>>,
-    pub solvers: Arc<SolverPool>,
+    pub solvers: Arc<SharedSolvers>,
     /// The most time one move of the `solver` player may take.
     pub solver_seconds: Duration,
 }
@@ -175,7 +176,7 @@ impl Engines {
         models: PathBuf,
         search: Option<SearchKind>,
         symmetries: bool,
-        solvers: Arc<SolverPool>,
+        solvers: Arc<SharedSolvers>,
         solver_seconds: Duration,
     ) -> Engines {
         let network_play = BuildContext {
@@ -198,7 +199,11 @@ impl Engines {
 
     /// The engine of a seat (none for a person), seeded for a new game. May load a network:
     /// call it off the async threads.
-    pub fn build<G: WebGame>(&self, seat: &Seat, seed: u64) -> Result<Option<Engine<G>>, ApiError> {
+    pub fn build<G: Catalogued>(
+        &self,
+        seat: &Seat,
+        seed: u64,
+    ) -> Result<Option<Engine<G>>, ApiError> {
         let Seat::Engine { spec, sims } = seat else {
             return Ok(None);
         };
@@ -206,12 +211,12 @@ impl Engines {
             PlayerSpec::Best => self.network::<G>("best", *sims)?,
             PlayerSpec::Latest => self.network::<G>("latest", *sims)?,
             PlayerSpec::Model(name) => self.network::<G>(&name.to_string_lossy(), *sims)?,
-            PlayerSpec::Solver => {
-                let pooled = PooledSolver::new(self.solvers.clone(), self.solver_seconds);
-                match G::pooled_solver(pooled) {
-                    Some(agent) => Engine::standalone(agent),
-                    None => plain::<G>(spec)?,
-                }
+            PlayerSpec::Solver if G::SHARED_SOLVERS => {
+                let pool = self
+                    .solvers
+                    .pool::<G>()
+                    .map_err(|e| ApiError::internal(format!("{e:#}")))?;
+                Engine::standalone(Box::new(PooledSolver::new(pool, self.solver_seconds)))
             }
             other => plain::<G>(other)?,
         };
@@ -220,7 +225,7 @@ impl Engines {
     }
 
     /// A network player on the shared model `<models>/<game>/<name>.safetensors`.
-    fn network<G: WebGame>(&self, name: &str, sims: Option<u32>) -> Result<Engine<G>, ApiError> {
+    fn network<G: Catalogued>(&self, name: &str, sims: Option<u32>) -> Result<Engine<G>, ApiError> {
         let model = self.model::<G>(name)?;
         let client = model
             .server
@@ -240,14 +245,14 @@ impl Engines {
     }
 
     /// The file of model `name` of game `G`.
-    fn model_path<G: WebGame>(&self, name: &str) -> PathBuf {
+    fn model_path<G: Catalogued>(&self, name: &str) -> PathBuf {
         self.models
             .join(G::NAME)
             .join(format!("{name}.safetensors"))
     }
 
     /// The shared model of that name, loaded now if it is not loaded yet or its file changed.
-    fn model<G: WebGame>(&self, name: &str) -> Result<Arc<SharedModel>, ApiError> {
+    fn model<G: Catalogued>(&self, name: &str) -> Result<Arc<SharedModel>, ApiError> {
         let kind = game_kind::<G>()?;
         let path = self.model_path::<G>(name);
         let meta = std::fs::metadata(&path).map_err(|_| {
@@ -315,7 +320,7 @@ impl Engines {
 }
 
 /// A player of its own for one game, built as the command line builds it.
-fn plain<G: WebGame>(spec: &PlayerSpec) -> Result<Engine<G>, ApiError> {
+fn plain<G: Catalogued>(spec: &PlayerSpec) -> Result<Engine<G>, ApiError> {
     let agent = spec
         .build::<G>(&BuildContext::default())
         .map_err(|e| ApiError::bad(format!("{e:#}")))?;
@@ -328,12 +333,21 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// The kind of game `G`.
 pub fn game_kind<G: Game>() -> Result<GameKind, ApiError> {
-    GameKind::ALL
-        .into_iter()
-        .find(|k| k.name() == G::NAME)
-        .ok_or_else(|| ApiError::internal(format!("{} has no game kind", G::NAME)))
+    GameKind::of::<G>().ok_or_else(|| ApiError::internal(format!("{} has no game kind", G::NAME)))
 }
 
-/// The players a request may name, for `GET /api/info`.
-pub const HTTP_PLAYERS: &str = "human, random, rules (tic-tac-toe), minimax:DEPTH, solver, \
-     mcts:SIMS, best, latest, model:NAME (NAME.safetensors in the server's models directory)";
+/// The players a request may name, for `GET /api/info`; `rules` names the games that have
+/// one.
+pub fn http_players() -> String {
+    let rules: Vec<String> = GameKind::ALL
+        .into_iter()
+        .map(GameKind::facts)
+        .filter(|f| f.rules_player)
+        .map(|f| f.title.to_lowercase())
+        .collect();
+    format!(
+        "human, random, rules ({}), minimax:DEPTH, solver, mcts:SIMS, best, latest, \
+         model:NAME (NAME.safetensors in the server's models directory)",
+        rules.join(", ")
+    )
+}

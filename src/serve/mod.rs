@@ -3,10 +3,11 @@
 //! internet) speaks the JSON API of [`api`], which scripts can use too.
 //!
 //! - [`sessions`]: the live games, capped in number, expiring when idle.
-//! - [`table`]: one game, its moves and its seats; [`views`]: how the API shows it;
-//!   [`games`]: what the page needs of each game.
+//! - [`table`]: one game, its moves and its seats; [`views`]: how the API shows it. What the
+//!   page needs of each game beyond that (title, board, sides, move names) is the game's
+//!   facts in [`crate::catalog`], which `/api/info` hands over.
 //! - [`engine`]: the players a request may name and how games share networks (one inference
-//!   thread per model) and Connect Four solvers ([`solver_pool`]).
+//!   thread per model) and dear exact solvers, Connect Four's ([`solver_pool`]).
 //! - [`perfect`]: the "perfect play" overlay, every move's exact result within a time bound.
 //! - [`training`]: a run's figures from `zero report`, for the training page.
 //! - [`client`] and [`load`]: a small HTTP client and the load test of `zero bench serve`.
@@ -19,7 +20,6 @@ pub mod assets;
 pub mod client;
 pub mod engine;
 pub mod errors;
-pub mod games;
 pub mod load;
 pub mod perfect;
 pub mod sessions;
@@ -52,19 +52,19 @@ pub struct ServeConfig {
     /// Where `best`, `latest` and named models live (`<models>/<game>/NAME.safetensors`), and
     /// the runs the training page shows.
     pub models: PathBuf,
-    /// The Connect Four solver's opening book and cache.
+    /// The exact solvers' files: Connect Four's opening book and cache.
     pub solver_dir: PathBuf,
     /// Live games at most.
     pub max_games: usize,
     /// A game untouched this long expires.
     pub idle: Duration,
-    /// The most one move of Connect Four's `solver` may take.
+    /// The most one move of a shared `solver` (Connect Four's) may take.
     pub solver_seconds: Duration,
     /// The most an engine-move request waits for the move (the engine goes on after that).
     pub engine_wait: Duration,
     /// The most the perfect-play overlay may take for one position.
     pub analysis_seconds: f64,
-    /// Connect Four solvers shared by all games (32 MiB each).
+    /// Shared solvers of each game that shares them (Connect Four's: 32 MiB each).
     pub solvers: usize,
     /// Seeds of games that do not name one.
     pub seed: u64,

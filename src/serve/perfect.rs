@@ -1,8 +1,9 @@
 //! The "perfect play" overlay: the exact result of every legal move of a position (win, draw
 //! or loss for the side to move, and how soon the game ends with best play), so that people
-//! see their own mistakes. Tic-tac-toe and 4x4 Othello are solved whole in milliseconds;
-//! Connect Four's moves are solved one by one on the shared solvers until a deadline, and a
-//! move not solved by then is reported as unknown rather than guessed.
+//! see their own mistakes, from the game's exact solver ([`Catalogued::exact`]). The small
+//! games are solved whole in milliseconds; a game whose solvers are shared (Connect Four's)
+//! has its moves solved one by one on them until a deadline, and a move not solved by then is
+//! reported as unknown rather than guessed.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
@@ -11,13 +12,10 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::errors::ApiError;
-use super::games::WebGame;
-use super::solver_pool::SolverPool;
-use crate::games::{Connect4, Game, GameKind, Move, Othello4, TicTacToe};
-use crate::search::{plies_to_end, score_sign};
-use crate::solvers::connect4::{stones_to_end, Position};
-use crate::solvers::connect4_book::OutOfTime;
-use crate::solvers::exhaustive::{solve_value, SolveTable};
+use super::solver_pool::SharedSolvers;
+use crate::catalog::Catalogued;
+use crate::games::{GameKind, Move};
+use crate::solvers::exact::Solved;
 
 /// Complete answers kept for positions asked again; the map is emptied when it is full.
 const CACHED_POSITIONS: usize = 4096;
@@ -45,81 +43,39 @@ pub struct MoveScore {
     pub plies: Option<u32>,
 }
 
-/// Exact results of a game's moves.
-pub trait PerfectPlay: WebGame {
-    /// Each legal move's result and plies to the end; `None` for a move not solved by
-    /// `deadline`.
-    fn move_results(&self, pool: &SolverPool, deadline: Instant) -> Vec<(Move, Option<Solved>)>;
-}
-
-/// A solved move: -1, 0 or 1 for the mover, and plies to the end for a decided one.
-pub type Solved = (i32, Option<u32>);
-
-/// The small games: every child solved exhaustively (a few milliseconds at most).
-fn exhaustive<G: Game>(pos: &G) -> Vec<(Move, Option<Solved>)> {
-    let mut table = SolveTable::new();
-    pos.legal_moves()
-        .into_iter()
-        .map(|m| {
-            let mut child = pos.clone();
-            child.play(m);
-            let v = -solve_value(&child, &mut table);
-            (m, Some((score_sign(v), plies_to_end(pos, v))))
-        })
-        .collect()
-}
-
-impl PerfectPlay for TicTacToe {
-    fn move_results(&self, _: &SolverPool, _: Instant) -> Vec<(Move, Option<Solved>)> {
-        exhaustive(self)
-    }
-}
-
-impl PerfectPlay for Othello4 {
-    fn move_results(&self, _: &SolverPool, _: Instant) -> Vec<(Move, Option<Solved>)> {
-        exhaustive(self)
-    }
-}
-
-impl PerfectPlay for Connect4 {
-    fn move_results(&self, pool: &SolverPool, deadline: Instant) -> Vec<(Move, Option<Solved>)> {
-        let p = Position::from_game(self);
-        let legal = self.legal_moves();
-        let solved = pool.with_oracle(deadline, |oracle| {
-            // Once the deadline has passed, each further move is still looked up in the book
-            // and the cache, and only those found there are known.
-            Ok(legal
-                .iter()
-                .map(|&m| match oracle.move_score(&p, m as usize) {
-                    Ok(s) => Some((s.signum(), stones_to_end(s, p.moves()))),
-                    Err(e) if e.is::<OutOfTime>() => None,
-                    Err(_) => None,
-                })
-                .collect::<Vec<_>>())
-        });
-        match solved {
-            Ok(results) => legal.into_iter().zip(results).collect(),
-            // No solver was free before the deadline (or none could start): nothing known.
-            Err(_) => legal.into_iter().map(|m| (m, None)).collect(),
-        }
-    }
-}
-
 /// The results of every legal move after `position` (the moves from the start, as the
 /// game's `parse_position` reads them), each move given until `deadline`. Runs a solver:
 /// call it off the async threads.
 pub fn perfect_scores(
     kind: GameKind,
     position: &str,
-    pool: &SolverPool,
+    solvers: &SharedSolvers,
     deadline: Instant,
 ) -> Result<PerfectView, ApiError> {
-    crate::with_web_game!(kind, G => view::<G>(position, pool, deadline))
+    crate::with_board_game!(kind, G => view::<G>(position, solvers, deadline))
 }
 
-fn view<G: PerfectPlay>(
+/// Each legal move's result: on a shared solver until `deadline` for a game whose solvers
+/// are shared, else on a solver of its own.
+fn move_results<G: Catalogued>(
+    pos: &G,
+    solvers: &SharedSolvers,
+    deadline: Instant,
+) -> Vec<(Move, Option<Solved>)> {
+    let solved = if G::SHARED_SOLVERS {
+        solvers
+            .pool::<G>()
+            .and_then(|pool| pool.with_solver(deadline, |s| Ok(s.move_results(pos))))
+    } else {
+        G::exact(None).map(|mut s| s.move_results(pos))
+    };
+    // No solver was free before the deadline (or none could start): nothing known.
+    solved.unwrap_or_else(|_| pos.legal_moves().into_iter().map(|m| (m, None)).collect())
+}
+
+fn view<G: Catalogued>(
     position: &str,
-    pool: &SolverPool,
+    solvers: &SharedSolvers,
     deadline: Instant,
 ) -> Result<PerfectView, ApiError> {
     if position.len() > 200 {
@@ -127,8 +83,7 @@ fn view<G: PerfectPlay>(
     }
     let started = Instant::now();
     let pos = G::parse_position(position).map_err(|e| ApiError::bad(e.to_string()))?;
-    let moves: Vec<MoveScore> = pos
-        .move_results(pool, deadline)
+    let moves: Vec<MoveScore> = move_results(&pos, solvers, deadline)
         .into_iter()
         .map(|(m, solved)| MoveScore {
             text: pos.format_move(m),
@@ -143,9 +98,9 @@ fn view<G: PerfectPlay>(
     let complete = moves.iter().all(|m| m.result.is_some());
     let note = (!complete).then(|| {
         format!(
-            "not solved within {:.1} s: positions early in a Connect Four game take long \
-             without a deeper opening book (`zero solve --build-book 6`)",
-            deadline.saturating_duration_since(started).as_secs_f64()
+            "not solved within {:.1} s: {}",
+            deadline.saturating_duration_since(started).as_secs_f64(),
+            G::SOLVER_NOTE
         )
     });
     Ok(PerfectView {
@@ -189,9 +144,9 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn pool() -> (tempfile::TempDir, SolverPool) {
+    fn pool() -> (tempfile::TempDir, SharedSolvers) {
         let dir = tempfile::tempdir().unwrap();
-        let pool = SolverPool::new(dir.path().into(), 1);
+        let pool = SharedSolvers::new(dir.path().into(), 1);
         (dir, pool)
     }
 
@@ -222,7 +177,5 @@ mod tests {
         assert!(!v.complete && v.note.is_some() && v.moves.len() == 7);
         let e = perfect_scores(GameKind::Connect4, "48", &pool, soon()).unwrap_err();
         assert!(e.message.contains("1-7"), "{e}");
-        let e = perfect_scores(GameKind::Blackjack, "", &pool, soon()).unwrap_err();
-        assert!(e.message.contains("not a board game"), "{e}");
     }
 }

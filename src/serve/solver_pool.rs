@@ -1,10 +1,13 @@
-//! The Connect Four solvers the server shares: a few [`Oracle`]s (each a 32 MiB table, the
-//! opening book and the cache of solved positions), lent to one search at a time, and the
-//! `solver` player built on them. A game keeps no solver of its own, so a hundred games
-//! against `solver` cost a few tables, not a hundred; every search has a deadline, so a
-//! position too early in the game to solve in time gives an error instead of a thread that
-//! never ends.
+//! The exact solvers the server shares, for the games whose solvers are dear
+//! ([`Catalogued::SHARED_SOLVERS`]: Connect Four's, each a 32 MiB table, the opening book and
+//! the cache of solved positions): a few of them a game, lent to one search at a time
+//! ([`SolverPool`]), and the `solver` player built on them ([`PooledSolver`]). A game keeps no
+//! solver of its own, so a hundred games against `solver` cost a few tables, not a hundred;
+//! every search has a deadline, so a position too early in the game to solve in time gives an
+//! error instead of a thread that never ends.
 
+use std::any::Any;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -13,34 +16,62 @@ use anyhow::{anyhow, bail, Result};
 use rand::Rng;
 
 use crate::agent::Agent;
+use crate::catalog::Catalogued;
 use crate::core::rng::{rng_from_seed, Rng64};
-use crate::games::{Connect4, Game, Move};
-use crate::solvers::connect4::Position;
-use crate::solvers::connect4_book::{Oracle, OutOfTime};
+use crate::games::{GameKind, Move};
+use crate::solvers::connect4_book::OutOfTime;
+use crate::solvers::exact::Exact;
 
-/// Table entries of each pooled solver: 2^22 (32 MiB), as the `solver` player's.
-const TABLE_ENTRIES: usize = 1 << 22;
-
-/// Solvers lent out one search at a time; at most `max` exist, made when first needed.
-pub struct SolverPool {
+/// The pools of every game that shares its solvers, each made when first needed.
+pub struct SharedSolvers {
     dir: PathBuf,
     max: usize,
-    state: Mutex<PoolState>,
+    pools: Mutex<HashMap<GameKind, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl SharedSolvers {
+    /// At most `max` solvers a game, using the book and cache in `dir`.
+    pub fn new(dir: PathBuf, max: usize) -> SharedSolvers {
+        SharedSolvers {
+            dir,
+            max,
+            pools: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The pool of game `G`.
+    pub fn pool<G: Catalogued>(&self) -> Result<Arc<SolverPool<G>>> {
+        let kind = GameKind::of::<G>().ok_or_else(|| anyhow!("{} is not in the list", G::NAME))?;
+        let pool = lock(&self.pools)
+            .entry(kind)
+            .or_insert_with(|| Arc::new(SolverPool::<G>::new(self.dir.clone(), self.max)))
+            .clone();
+        pool.downcast::<SolverPool<G>>()
+            .map_err(|_| anyhow!("the solver pool of {} is of another game", G::NAME))
+    }
+}
+
+/// Solvers of game `G` lent out one search at a time; at most `max` exist, made when first
+/// needed.
+pub struct SolverPool<G: Catalogued> {
+    dir: PathBuf,
+    max: usize,
+    state: Mutex<PoolState<G>>,
     returned: Condvar,
 }
 
-struct PoolState {
-    free: Vec<Oracle>,
+struct PoolState<G: Catalogued> {
+    free: Vec<Box<dyn Exact<G>>>,
     made: usize,
 }
 
-fn lock(m: &Mutex<PoolState>) -> MutexGuard<'_, PoolState> {
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-impl SolverPool {
+impl<G: Catalogued> SolverPool<G> {
     /// A pool of at most `max` solvers using the book and cache in `dir`.
-    pub fn new(dir: PathBuf, max: usize) -> SolverPool {
+    pub fn new(dir: PathBuf, max: usize) -> SolverPool<G> {
         SolverPool {
             dir,
             max: max.max(1),
@@ -54,34 +85,34 @@ impl SolverPool {
 
     /// Runs `work` with a solver whose searches stop at `deadline`; waits for one to be free
     /// until then. Fails with [`OutOfTime`] when the deadline passes first.
-    pub fn with_oracle<T>(
+    pub fn with_solver<T>(
         &self,
         deadline: Instant,
-        work: impl FnOnce(&mut Oracle) -> Result<T>,
+        work: impl FnOnce(&mut dyn Exact<G>) -> Result<T>,
     ) -> Result<T> {
         let mut lent = Lent {
             pool: self,
-            oracle: Some(self.borrow(deadline)?),
+            solver: Some(self.borrow(deadline)?),
         };
-        let oracle = lent
-            .oracle
+        let solver = lent
+            .solver
             .as_mut()
             .ok_or_else(|| anyhow!("no solver was lent"))?;
-        oracle.set_deadline(Some(deadline));
-        work(oracle)
+        solver.set_deadline(Some(deadline));
+        work(solver.as_mut())
     }
 
-    fn borrow(&self, deadline: Instant) -> Result<Oracle> {
+    fn borrow(&self, deadline: Instant) -> Result<Box<dyn Exact<G>>> {
         let mut state = lock(&self.state);
         loop {
-            if let Some(oracle) = state.free.pop() {
-                return Ok(oracle);
+            if let Some(solver) = state.free.pop() {
+                return Ok(solver);
             }
             if state.made < self.max {
                 state.made += 1;
                 drop(state);
                 // Loading the book and cache takes a while: not under the lock.
-                return Oracle::new(TABLE_ENTRIES, Some(&self.dir)).inspect_err(|_| {
+                return G::exact(Some(&self.dir)).inspect_err(|_| {
                     lock(&self.state).made -= 1;
                 });
             }
@@ -100,18 +131,18 @@ impl SolverPool {
 
 /// A lent solver: goes back to the pool when dropped, unless a panic left it half-updated,
 /// in which case a new one will be made in its place.
-struct Lent<'a> {
-    pool: &'a SolverPool,
-    oracle: Option<Oracle>,
+struct Lent<'a, G: Catalogued> {
+    pool: &'a SolverPool<G>,
+    solver: Option<Box<dyn Exact<G>>>,
 }
 
-impl Drop for Lent<'_> {
+impl<G: Catalogued> Drop for Lent<'_, G> {
     fn drop(&mut self) {
         let mut state = lock(&self.pool.state);
-        match self.oracle.take() {
-            Some(mut oracle) if !std::thread::panicking() => {
-                oracle.set_deadline(None);
-                state.free.push(oracle);
+        match self.solver.take() {
+            Some(mut solver) if !std::thread::panicking() => {
+                solver.set_deadline(None);
+                state.free.push(solver);
             }
             _ => state.made -= 1,
         }
@@ -121,15 +152,15 @@ impl Drop for Lent<'_> {
 
 /// The `solver` player on the shared pool: among the optimal moves (the fastest win, or the
 /// slowest loss), one at random with its seeded generator.
-pub struct PooledSolver {
-    pool: Arc<SolverPool>,
+pub struct PooledSolver<G: Catalogued> {
+    pool: Arc<SolverPool<G>>,
     seconds: Duration,
     rng: Rng64,
 }
 
-impl PooledSolver {
+impl<G: Catalogued> PooledSolver<G> {
     /// A player whose every move must be found within `seconds`.
-    pub fn new(pool: Arc<SolverPool>, seconds: Duration) -> PooledSolver {
+    pub fn new(pool: Arc<SolverPool<G>>, seconds: Duration) -> PooledSolver<G> {
         PooledSolver {
             pool,
             seconds,
@@ -138,38 +169,39 @@ impl PooledSolver {
     }
 }
 
-impl Agent<Connect4> for PooledSolver {
+impl<G: Catalogued> Agent<G> for PooledSolver<G> {
     fn new_game(&mut self, seed: u64) {
         self.rng = rng_from_seed(seed);
     }
-    fn choose(&mut self, pos: &Connect4) -> Result<Move> {
+    fn choose(&mut self, pos: &G) -> Result<Move> {
         if pos.outcome().is_some() {
             bail!("no legal move: the game is over");
         }
         let deadline = Instant::now() + self.seconds;
-        let found = self
-            .pool
-            .with_oracle(deadline, |o| o.best_moves(&Position::from_game(pos)));
-        let (cols, _) = match found {
+        let found = self.pool.with_solver(deadline, |s| s.best_moves(pos));
+        let moves = match found {
             Err(e) if e.is::<OutOfTime>() => bail!(
-                "the solver could not find its move within {:.1} s: early positions take long \
-                 without a deeper opening book (`zero solve --build-book 6` builds one)",
-                self.seconds.as_secs_f64()
+                "the solver could not find its move within {:.1} s: {}",
+                self.seconds.as_secs_f64(),
+                G::SOLVER_NOTE
             ),
             other => other?,
         };
-        Ok(cols[self.rng.random_range(0..cols.len())] as Move)
+        Ok(moves[self.rng.random_range(0..moves.len())])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::{Connect4, Game};
 
     #[test]
     fn solvers_are_shared_and_bounded_in_time() {
         let dir = tempfile::tempdir().unwrap();
-        let pool = Arc::new(SolverPool::new(dir.path().into(), 1));
+        let shared = SharedSolvers::new(dir.path().into(), 1);
+        let pool = shared.pool::<Connect4>().unwrap();
+        assert!(Arc::ptr_eq(&pool, &shared.pool::<Connect4>().unwrap()));
         let mut player = PooledSolver::new(pool.clone(), Duration::from_secs(60));
         // Red to move wins at once in column 1.
         let pos = Connect4::parse_position("121212").unwrap();
@@ -178,13 +210,14 @@ mod tests {
         let mut hurried = PooledSolver::new(pool.clone(), Duration::from_millis(50));
         let e = hurried.choose(&Connect4::new()).unwrap_err().to_string();
         assert!(e.contains("could not find its move within"), "{e}");
+        assert!(e.contains("--build-book"), "{e}");
         assert_eq!(player.choose(&pos).unwrap(), 0);
         assert_eq!(lock(&pool.state).made, 1);
         // With its one solver lent out, a search waits no longer than its deadline.
         let soon = Instant::now() + Duration::from_millis(50);
         let e = pool
-            .with_oracle(soon, |_| {
-                pool.with_oracle(soon, |_| Ok(()))?;
+            .with_solver(soon, |_| {
+                pool.with_solver(soon, |_| Ok(()))?;
                 Ok(())
             })
             .unwrap_err();

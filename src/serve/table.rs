@@ -16,9 +16,9 @@ use axum::http::StatusCode;
 
 use super::engine::{Engine, Engines, Seat};
 use super::errors::ApiError;
-use super::games::{side_name, WebGame};
 use super::views::{analysis_view, GameView, MoveView, ResultView, SideView, ThinkingView};
 use crate::agent::Analysis;
+use crate::catalog::{owners, side_name, Catalogued};
 use crate::core::rng::SeedStream;
 use crate::core::threads::panic_message;
 use crate::games::{Game, GameKind, Move, Outcome, Player};
@@ -93,7 +93,7 @@ struct Thinking {
 }
 
 /// A game of `G` with its seats.
-pub struct GameTable<G: WebGame> {
+pub struct GameTable<G: Catalogued> {
     id: String,
     kind: GameKind,
     /// Every position from the start; `moves[i]` leads from `history[i]` to `history[i + 1]`.
@@ -116,7 +116,7 @@ pub struct NewTable {
 
 /// A new game; builds the engines (which may load a network: call it off the async threads).
 pub fn new_table(spec: NewTable, engines: &Engines) -> Result<Box<dyn Table>, ApiError> {
-    crate::with_web_game!(spec.kind, G => {
+    crate::with_board_game!(spec.kind, G => {
         GameTable::<G>::new(spec, engines).map(|t| Box::new(t) as Box<dyn Table>)
     })
 }
@@ -155,7 +155,7 @@ fn moves_of<G: Game>(text: &str) -> Result<Vec<Move>, ApiError> {
     Ok(moves)
 }
 
-impl<G: WebGame> GameTable<G> {
+impl<G: Catalogued> GameTable<G> {
     fn new(spec: NewTable, engines: &Engines) -> Result<Self, ApiError> {
         let moves = moves_of::<G>(&spec.position)?;
         let seat = |i: usize| -> Result<SeatState<G>, ApiError> {
@@ -217,7 +217,7 @@ impl<G: WebGame> GameTable<G> {
 
     fn move_view(&self, i: usize) -> MoveView {
         let (before, after, played) = (&self.history[i], &self.history[i + 1], &self.moves[i]);
-        let (was, now) = (before.owners(), after.owners());
+        let (was, now) = (owners(before), owners(after));
         MoveView {
             ply: i + 1,
             side: before.to_move().index() as u8,
@@ -258,7 +258,7 @@ impl<G: WebGame> GameTable<G> {
 
 /// An engine's move, on the job's thread: a panic in the engine is caught and reported, and
 /// the engine, which it may have left half-updated, is not given back.
-fn think<G: WebGame>(mut engine: Engine<G>, pos: G, ticket: u64) -> EngineDone {
+fn think<G: Catalogued>(mut engine: Engine<G>, pos: G, ticket: u64) -> EngineDone {
     let started = Instant::now();
     let found = catch_unwind(AssertUnwindSafe(|| {
         let m = engine.agent.choose(&pos)?;
@@ -280,7 +280,7 @@ fn think<G: WebGame>(mut engine: Engine<G>, pos: G, ticket: u64) -> EngineDone {
     }
 }
 
-impl<G: WebGame> Table for GameTable<G> {
+impl<G: Catalogued> Table for GameTable<G> {
     fn kind(&self) -> GameKind {
         self.kind
     }
@@ -289,7 +289,7 @@ impl<G: WebGame> Table for GameTable<G> {
         let pos = self.current();
         let outcome = pos.outcome();
         let side_view = |i: usize| SideView {
-            name: G::SIDES[i],
+            name: G::SIDES[i].name,
             player: self.seats[i].label.clone(),
             human: matches!(self.seats[i].slot, Slot::Human),
         };
@@ -297,11 +297,11 @@ impl<G: WebGame> Table for GameTable<G> {
             id: self.id.clone(),
             game: G::NAME,
             title: G::TITLE,
-            layout: G::LAYOUT,
+            layout: G::BOARD.layout,
             rows: G::HEIGHT,
             cols: G::WIDTH,
             sides: [side_view(0), side_view(1)],
-            cells: pos.owners(),
+            cells: owners(pos),
             to_move: outcome.is_none().then(|| pos.to_move().index() as u8),
             legal: pos
                 .legal_moves()

@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use super::games::Layout;
 use crate::agent::Analysis;
+use crate::catalog::Layout;
 use crate::games::Game;
 
 /// Moves of an engine's analysis that a view lists.

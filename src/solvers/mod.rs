@@ -1,6 +1,7 @@
 //! Perfect players: exact game-theoretic values. [`exhaustive`] searches the whole tree of the
 //! small games (tic-tac-toe, 4x4 Othello); [`connect4`] is a Pons-style solver with its opening
-//! book and cache in [`connect4_book`].
+//! book and cache in [`connect4_book`]; [`exact`] is the one interface every consumer reads them
+//! through.
 //!
 //! ```
 //! use zero::games::{Connect4, Game};
@@ -14,4 +15,5 @@
 
 pub mod connect4;
 pub mod connect4_book;
+pub mod exact;
 pub mod exhaustive;

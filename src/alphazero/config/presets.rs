@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Result};
 
+use crate::catalog::PresetFamily;
 use crate::games::GameKind;
 use crate::nn::{Arch, CpuMatrixUnits, Precision};
 use crate::search::mcts::{MctsConfig, SearchKind};
@@ -45,18 +46,15 @@ impl RunConfig {
             "default" => "cpu",
             other => other,
         };
-        let mut c = match (name, game) {
-            (_, GameKind::Blackjack) => {
-                bail!("blackjack is not a board game: use `zero mces`")
-            }
+        let mut c = match (name, game.presets()) {
             ("tiny", _) => tiny(),
-            ("cpu", GameKind::TicTacToe | GameKind::Othello4) => cpu_small_game(game),
-            ("cpu", GameKind::Connect4) => cpu_connect4(cuda, search),
-            ("gpu", GameKind::Connect4) if search != Some(SearchKind::Puct) => {
+            ("cpu", small @ PresetFamily::SmallBoard { .. }) => cpu_small_game(small),
+            ("cpu", PresetFamily::Connect4) => cpu_connect4(cuda, search),
+            ("gpu", PresetFamily::Connect4) if search != Some(SearchKind::Puct) => {
                 gpu_connect4_gumbel()
             }
             ("long", _) => long(game, cuda, search)?,
-            ("gpu", _) => gpu(game),
+            ("gpu", family) => gpu(family),
             (other, _) => bail!("unknown preset '{other}'; presets are: {PRESETS}"),
         };
         c.preset = name.to_string();
@@ -139,8 +137,9 @@ fn tiny() -> RunConfig {
     c
 }
 
-/// Tic-tac-toe's and 4x4 Othello's run on a CPU (docs/decisions.md, "The small games' preset").
-fn cpu_small_game(game: GameKind) -> RunConfig {
+/// The small games' run on a CPU, with each game's own opening plies by temperature and
+/// training steps (docs/decisions.md, "The small games' preset").
+fn cpu_small_game(family: PresetFamily) -> RunConfig {
     let mut c = base();
     c.net.arch = Arch::resnet(2, 32);
     c.selfplay.games = 200;
@@ -148,8 +147,13 @@ fn cpu_small_game(game: GameKind) -> RunConfig {
     c.selfplay.workers = 2;
     c.selfplay.parallel_games = 50;
     c.selfplay.chunk_games = 100;
-    c.selfplay.temperature_plies = if game == GameKind::Othello4 { 4 } else { 3 };
-    c.train.steps = if game == GameKind::Othello4 { 200 } else { 300 };
+    if let PresetFamily::SmallBoard {
+        temperature_plies,
+        train_steps,
+    } = family
+    {
+        (c.selfplay.temperature_plies, c.train.steps) = (temperature_plies, train_steps);
+    }
     c.train.batch_size = 128;
     c.eval.games = 40;
     c.eval.sims = 48;
@@ -225,7 +229,7 @@ fn with_connect4_openings(c: &mut RunConfig) {
 /// from iteration 46 on and half its forks' moves uniform (docs/decisions.md).
 fn long(game: GameKind, cuda: bool, search: Option<SearchKind>) -> Result<RunConfig> {
     let mut long = RunConfig::preset_for_search("cpu", game, cuda, search)?;
-    if game == GameKind::Connect4 && long.mcts.search == SearchKind::Gumbel {
+    if game.presets() == PresetFamily::Connect4 && long.mcts.search == SearchKind::Gumbel {
         if !cuda {
             (long.selfplay.games, long.train.steps) =
                 long_connect4_budget(CpuMatrixUnits::detect());
@@ -241,10 +245,10 @@ fn long(game: GameKind, cuda: bool, search: Option<SearchKind>) -> Result<RunCon
 
 /// PUCT's run on a GPU: the small games', and Connect Four's with `--search puct`, with two
 /// inference threads of two workers each (docs/decisions.md, "The GPU presets").
-fn gpu(game: GameKind) -> RunConfig {
+fn gpu(family: PresetFamily) -> RunConfig {
     let mut c = base();
     c.net.arch = Arch::resnet(6, 128);
-    c.selfplay.games = if game == GameKind::Connect4 {
+    c.selfplay.games = if family == PresetFamily::Connect4 {
         2000
     } else {
         500
@@ -254,7 +258,7 @@ fn gpu(game: GameKind) -> RunConfig {
     c.selfplay.workers = 4;
     c.selfplay.inference_threads = 2;
     c.selfplay.chunk_games = 250;
-    if game == GameKind::Connect4 {
+    if family == PresetFamily::Connect4 {
         with_connect4_openings(&mut c);
     }
     c.train.steps = 2000;

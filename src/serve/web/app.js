@@ -1,5 +1,6 @@
 // zero serve: the page. Plain JavaScript over the server's JSON API (/api/...); the server
-// decides everything (legality, results), the page shows what it answers.
+// decides everything (legality, results), the page shows what it answers. It knows no game:
+// each game's board (layout, size, colours), sides and move names come from /api/info.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -53,28 +54,50 @@ function showMessage(text) {
 
 // ---------- setup ----------
 
+// The game's facts as /api/info gives them.
+function gameInfo(game) {
+  return (state.info && state.info.games.find((x) => x.game === game)) || null;
+}
+
 function modelsOf(game) {
-  const g = state.info && state.info.games.find((x) => x.game === game);
+  const g = gameInfo(game);
   return g ? g.models : [];
+}
+
+// The engines the game proposes: [opponent (and first engine), second engine].
+function pageEngines(game) {
+  const g = gameInfo(game);
+  return g ? g.page_engines : ["solver", "mcts:800"];
 }
 
 function defaultOpponent(game) {
   if (modelsOf(game).includes("best")) return "best";
-  return game === "connect4" ? "mcts:2000" : "solver";
+  return pageEngines(game)[0];
+}
+
+function fillGames() {
+  const select = $("game");
+  select.textContent = "";
+  for (const g of state.info ? state.info.games : []) {
+    const o = el("option", "", g.title);
+    o.value = g.game;
+    select.appendChild(o);
+  }
 }
 
 function fillPlayers() {
   const game = $("game").value;
+  const g = gameInfo(game);
   const list = $("players");
   list.textContent = "";
   const names = ["best", "latest"].filter((m) => modelsOf(game).includes(m));
   for (const m of modelsOf(game)) if (m !== "best" && m !== "latest") names.push("model:" + m);
   names.push("solver", "minimax:4", "minimax:6", "mcts:800", "mcts:2000", "random", "human");
-  if (game === "tictactoe") names.push("rules");
+  if (g && g.rules_player) names.push("rules");
   for (const n of names) { const o = el("option"); o.value = n; list.appendChild(o); }
   $("opponent").value = defaultOpponent(game);
   $("engine-a").value = defaultOpponent(game);
-  $("engine-b").value = game === "connect4" ? "minimax:4" : "mcts:800";
+  $("engine-b").value = pageEngines(game)[1];
 }
 
 async function loadInfo() {
@@ -84,6 +107,7 @@ async function loadInfo() {
   } catch (e) {
     showMessage(e.message);
   }
+  fillGames();
   fillPlayers();
 }
 
@@ -201,21 +225,70 @@ function stopWatching() {
 
 // ---------- drawing ----------
 
+function humanToMove(view) {
+  return view.to_move !== null && view.sides[view.to_move].human;
+}
+
 function show(view) {
   state.game = view;
   drawStatus(view);
   drawBoard(view);
   drawMoves(view);
   drawAnalysis(view);
-  $("pass").hidden = !(view.legal.length === 1 && view.legal[0] === "pass" && view.to_move !== null && view.sides[view.to_move].human);
-  $("keys-hint").hidden = view.game !== "connect4";
+  drawOtherMoves(view);
+  drawKeysHint(view);
   requestPerfect(view);
+}
+
+// A button for each move off the board (a pass) that a person to move can play.
+function drawOtherMoves(view) {
+  const box = $("other-moves");
+  box.textContent = "";
+  const g = gameInfo(view.game);
+  if (!g || !humanToMove(view)) return;
+  for (const move of g.other_moves) {
+    if (!view.legal.includes(move)) continue;
+    const b = el("button", "", move.charAt(0).toUpperCase() + move.slice(1));
+    b.type = "button";
+    b.dataset.move = move;
+    b.addEventListener("click", () => humanMove(move));
+    box.appendChild(b);
+  }
+}
+
+// Keys play the columns of a board of columns whose moves are single keys.
+function keyMoves(view) {
+  const g = view && gameInfo(view.game);
+  if (!g || g.layout !== "columns" || !g.moves.every((m) => m.length === 1)) return [];
+  return g.moves;
+}
+
+function drawKeysHint(view) {
+  const keys = keyMoves(view);
+  $("keys-hint").hidden = keys.length === 0;
+  if (keys.length) $("keys-hint").textContent = "Keys " + keys[0] + "–" + keys[keys.length - 1] + " drop a stone in a column.";
+}
+
+// The game's colours, as CSS variables on an element: the board's, an empty cell's, and
+// each side's (--p1, --p2).
+function paint(e, g) {
+  e.style.setProperty("--board", g.board.colour);
+  e.style.setProperty("--cell", g.board.cell);
+  e.style.setProperty("--p1", g.sides[0].colour);
+  e.style.setProperty("--p2", g.sides[1].colour);
 }
 
 function drawStatus(view) {
   $("status").textContent = view.status;
   const dot = $("turn-dot");
-  dot.className = "dot " + view.game + (view.to_move === null ? "" : " s" + view.to_move);
+  const g = gameInfo(view.game);
+  dot.textContent = "";
+  dot.className = "dot";
+  if (g && view.to_move !== null) {
+    paint(dot, g);
+    dot.classList.add(g.board.stones, "p" + (view.to_move + 1));
+    if (g.board.stones === "marks") dot.textContent = g.sides[view.to_move].mark;
+  }
   const result = $("result");
   if (view.result) {
     let text = view.result.text;
@@ -253,56 +326,71 @@ function perfectBadge(move) {
 function drawBoard(view) {
   const board = $("board");
   board.textContent = "";
-  board.className = "board " + view.game;
-  board.dataset.position = view.position;
-  const last = lastCell(view);
-  if (view.game === "connect4") {
-    for (let c = 0; c < view.cols; c++) {
-      const col = el("div", "c4-col");
-      col.dataset.move = String(c + 1);
-      col.title = "column " + (c + 1);
-      for (let r = 0; r < view.rows; r++) {
-        const i = r * view.cols + c;
-        const cell = el("div", "c4-cell");
-        const hole = el("div", "hole" + (view.cells[i] ? " p" + view.cells[i] : "") + (i === last ? " last" : ""));
-        hole.dataset.cell = String(i);
-        cell.appendChild(hole);
-        col.appendChild(cell);
-      }
-      col.addEventListener("click", () => humanMove(String(c + 1)));
-      board.appendChild(col);
-    }
-    const row = $("perfect-row") || el("div", "c4-perfect");
-    row.id = "perfect-row";
-    row.textContent = "";
-    if ($("perfect").checked) {
-      for (let c = 0; c < view.cols; c++) {
-        const slot = el("div");
-        const b = perfectBadge(String(c + 1));
-        if (b) slot.appendChild(b);
-        row.appendChild(slot);
-      }
-    }
-    board.after(row);
-    return;
-  }
+  const g = gameInfo(view.game);
   const row = $("perfect-row");
   if (row) row.remove();
-  const names = "abcd";
+  if (!g) return;
+  // The game's name is a class too, for whoever styles or tests one game.
+  board.className = "board " + g.layout + " " + g.board.stones + " " + view.game;
+  board.dataset.position = view.position;
+  paint(board, g);
+  board.style.setProperty("--cols", String(view.cols));
+  const size = g.layout === "columns" ? Math.min(64, Math.floor(448 / view.cols)) : Math.min(110, Math.floor(336 / view.cols));
+  board.style.setProperty("--size", size + "px");
+  if (g.layout === "columns") drawColumns(view, g, board); else drawCells(view, g, board);
+}
+
+// A board of columns: a click drops a stone in the column; the overlay's badges go below it.
+function drawColumns(view, g, board) {
+  const last = lastCell(view);
+  for (let c = 0; c < view.cols; c++) {
+    const move = g.moves[c];
+    const col = el("div", "column");
+    col.dataset.move = move;
+    col.title = "column " + move;
+    for (let r = 0; r < view.rows; r++) {
+      const i = r * view.cols + c;
+      const slot = el("div", "slot");
+      const hole = el("div", "hole" + (view.cells[i] ? " p" + view.cells[i] : "") + (i === last ? " last" : ""));
+      hole.dataset.cell = String(i);
+      slot.appendChild(hole);
+      col.appendChild(slot);
+    }
+    col.addEventListener("click", () => humanMove(move));
+    board.appendChild(col);
+  }
+  const row = el("div", "column-badges");
+  row.id = "perfect-row";
+  row.style.setProperty("--cols", String(view.cols));
+  row.style.setProperty("--size", board.style.getPropertyValue("--size"));
+  if ($("perfect").checked) {
+    for (let c = 0; c < view.cols; c++) {
+      const slot = el("div");
+      const b = perfectBadge(g.moves[c]);
+      if (b) slot.appendChild(b);
+      row.appendChild(slot);
+    }
+  }
+  board.after(row);
+}
+
+// A board of cells: a click plays the cell's move. Legal cells are marked when some empty
+// cell is not legal (Othello's), not when every one is (tic-tac-toe's).
+function drawCells(view, g, board) {
+  const last = lastCell(view);
+  const humanTurn = humanToMove(view);
+  const empty = view.cells.filter((v) => !v).length;
+  const onBoard = view.legal.filter((m) => g.moves.includes(m)).length;
+  const markLegal = humanTurn && onBoard < empty;
   for (let r = 0; r < view.rows; r++) {
     for (let c = 0; c < view.cols; c++) {
       const i = r * view.cols + c;
-      const move = view.game === "tictactoe" ? String(i + 1) : names[c] + (r + 1);
+      const move = g.moves[i];
       const v = view.cells[i];
-      let cell;
-      if (view.game === "tictactoe") {
-        cell = el("button", "ttt-cell" + (v ? " p" + v : "") + (i === last ? " last" : ""), v === 1 ? "X" : v === 2 ? "O" : "");
-      } else {
-        cell = el("button", "oth-cell" + (i === last ? " last" : ""));
-        if (v) cell.appendChild(el("div", "disc p" + v));
-        const humanTurn = view.to_move !== null && view.sides[view.to_move].human;
-        if (!v && humanTurn && view.legal.includes(move)) cell.classList.add("legal");
-      }
+      const cell = el("button", "cell" + (v ? " p" + v : "") + (i === last ? " last" : ""));
+      if (v && g.board.stones === "marks") cell.textContent = g.sides[v - 1].mark;
+      if (v && g.board.stones === "discs") cell.appendChild(el("div", "disc p" + v));
+      if (!v && markLegal && view.legal.includes(move)) cell.classList.add("legal");
       cell.type = "button";
       cell.dataset.move = move;
       cell.dataset.cell = String(i);
@@ -345,7 +433,7 @@ function drawAnalysis(view) {
   const a = last.analysis;
   if (!a) {
     box.appendChild(el("p", "hint", "This player does not report what it thinks." +
-      (view.game === "connect4" ? " The perfect play overlay shows every move's exact result." : "")));
+      " The perfect play overlay shows every move's exact result."));
     return;
   }
   const bar = el("div", "score-bar");
@@ -420,7 +508,8 @@ async function showTraining() {
     const data = await api("GET", "/api/training");
     box.textContent = "";
     if (data.runs.length === 0) {
-      box.appendChild(el("p", "", "No run in the server's models directory yet. Train one with ./zero cycle --game connect4, then reload."));
+      const game = state.info && state.info.games.length ? state.info.games[0].game : "GAME";
+      box.appendChild(el("p", "", "No run in the server's models directory yet. Train one with ./zero cycle --game " + game + ", then reload."));
     }
     for (const run of data.runs) {
       const card = el("div", "run");
@@ -492,7 +581,6 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("setup").addEventListener("submit", (e) => { e.preventDefault(); startGame(); });
   $("again").addEventListener("click", startGame);
   $("undo").addEventListener("click", undo);
-  $("pass").addEventListener("click", () => humanMove("pass"));
   $("pause").addEventListener("click", () => {
     state.paused = !state.paused;
     $("pause").textContent = state.paused ? "Resume" : "Pause";
@@ -501,9 +589,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("game").addEventListener("change", fillPlayers);
   $("perfect").addEventListener("change", () => { if (state.game) { drawBoard(state.game); requestPerfect(state.game); } });
   document.addEventListener("keydown", (e) => {
-    if (state.mode !== "play" || !state.game || state.game.game !== "connect4") return;
+    if (state.mode !== "play" || !state.game) return;
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-    if (e.key >= "1" && e.key <= "7") humanMove(e.key);
+    if (keyMoves(state.game).includes(e.key)) humanMove(e.key);
   });
   window.addEventListener("hashchange", route);
   await loadInfo();
