@@ -8,13 +8,9 @@ fn main() {
 /// libtorch's OpenMP threads (libgomp) spin while they wait for each other, 300,000 rounds by
 /// default. When another program takes a core, a spinning thread holds its core while the thread
 /// it waits for sits descheduled, and every operation's barrier waits a time slice; threads that
-/// never spin (`OMP_WAIT_POLICY=PASSIVE`) pay a wake-up at every barrier instead, which doubled
-/// the training time of tic-tac-toe's small network on an idle machine. A spin of 10,000 rounds
-/// keeps nearly all of the default's speed on an idle machine and little of its cost beside a
-/// busy program: a training step of the cpu preset on two threads (`zero bench train`, 60
-/// steps, 3 rounds, medians, Intel Xeon with AMX) took 31.5 ms with the default spin, 31.9 with
-/// 10,000 and 42.5 with 1,000 rounds idle; 415, 133 and 114 ms beside one busy loop; 134, 115
-/// and 118 beside two (docs/ablations.md). The weights are the same, bit for bit, whatever the
+/// never spin pay a wake-up at every barrier instead. A spin of 10,000 rounds keeps nearly all
+/// of the default's speed on an idle machine and little of its cost beside a busy program
+/// (docs/decisions.md, "Training threads"). The weights are the same, bit for bit, whatever the
 /// spin. libgomp reads it from the environment when it is loaded, before `main`, so the
 /// commands that train (the others run libtorch on one thread a caller) start themselves again
 /// with it; a policy or spin count the user set is kept, and `./zero` sets it at once.

@@ -1,6 +1,6 @@
 //! How a run's self-play played one line: the games of an iteration that went through a
 //! sequence of moves, and the move each chose next with its results. A diagnostic for the
-//! opening lines a network loses against the solver (docs/ablations.md: `44444156`, where
+//! opening lines a network loses against the solver (docs/research/notebook.md has one, where
 //! self-play played the winning move for 20 iterations and then gave it up).
 
 use serde::Serialize;

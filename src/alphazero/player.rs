@@ -57,8 +57,7 @@ pub fn search_player<G: Game, E: Evaluator>(
 /// One network's players for the threads of a stage's match or grading. On a CPU each player
 /// loads a folded copy of its own (no thread waits for another). On a GPU one inference thread
 /// owns the network and merges the players' requests into batches: with a copy a thread, each
-/// of 16 threads sent the GPU forwards of a few positions, and the evaluation was the gpu
-/// preset's longest stage (docs/gpu.md).
+/// thread would send the GPU forwards of a few positions.
 pub struct StageNet<'a> {
     path: &'a Path,
     search: PlaySearch,

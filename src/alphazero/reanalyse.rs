@@ -5,8 +5,8 @@
 //! their positions stay in the window; a new search of a position already paid for refreshes
 //! them, at the cost of one self-play move's search each or more (it has no tree to reuse
 //! and no cache hits: 1.7 times on a 2-core CPU). The games' results, which the value target
-//! also learns, stay as they were played. At equal minutes on that CPU it was level with
-//! spending the same search on new games (docs/ablations.md): an option, off by default.
+//! also learns, stay as they were played. A research setting, off in every preset
+//! (docs/research/not-adopted.md).
 //!
 //! The positions are drawn with the run's seed and searched each with a generator of its own,
 //! so a reanalysis is the same however many threads share it; nothing is written to disk (a

@@ -1,7 +1,7 @@
 //! Which tree search a network was trained with, so that it plays with that search unless a
 //! command asks for another: a network trained by Gumbel self-play plays Gumbel's search (with
 //! the value scale its run trained with), one trained by PUCT self-play plays PUCT
-//! (docs/ablations.md measured both at play).
+//! (docs/decisions.md, "Players search as their run trained").
 
 use std::path::{Path, PathBuf};
 

@@ -24,10 +24,8 @@ impl Catalogued for Othello4 {
             colour: "#ffffff",
         },
     ];
-    // Othello's openings need a little more variety than tic-tac-toe's. Its best plays
-    // perfectly after 200 steps an iteration too (seeds 0 and 1: White wins 150 of 150
-    // against the solver), and its run takes 37 s instead of 52 (training is three quarters
-    // of it).
+    // More opening variety than tic-tac-toe's, and fewer steps an iteration
+    // (docs/decisions.md, "The small games' preset").
     const PRESETS: PresetFamily = PresetFamily::SmallBoard {
         temperature_plies: 4,
         train_steps: 200,

@@ -149,15 +149,11 @@ fn restore_default_sigpipe() {
 }
 
 /// glibc's allocator gives the top of its heap back to the system as soon as 128 KiB of it
-/// are free, and puts every block from 128 KiB up (a threshold it raises only slowly) in pages
-/// of its own. Training allocates and frees the same tensors at every step, so each step
-/// faulted those pages in again: kernel and allocator made up a third of a tic-tac-toe
-/// step's profile. Keeping up to 256 MiB free on the heap and serving blocks of up to 32 MiB
-/// from it (glibc's largest) made a training step faster on a 2-core AMD EPYC Zen 5, medians
-/// of six pairs run one after the other: Connect Four's 46.1 ms to 33.1, tic-tac-toe's 6.0 to
-/// 4.8; Connect Four's default run took 8:58 and 11:40 against 9:30 and 13:00 in two pairs
-/// (docs/ablations.md); self-play was level. A user's own `GLIBC_TUNABLES` for the
-/// allocator win: then this leaves it alone.
+/// are free, and puts every block from 128 KiB up in pages of its own. Training allocates and
+/// frees the same tensors at every step, so each step faulted those pages in again. Keeping
+/// up to 256 MiB free on the heap and serving blocks of up to 32 MiB from it (glibc's largest)
+/// makes a training step faster (docs/decisions.md, "The allocator keeps freed memory"). A
+/// user's own `GLIBC_TUNABLES` for the allocator win: then this leaves it alone.
 fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
