@@ -529,7 +529,7 @@ fn strength_script_gathers_the_plain_commands_figures() {
     assert_eq!(code, Some(1));
 }
 
-/// `scripts/shared-mistakes`: each player graded by the plain `zero accuracy` call, and the
+/// `scripts/research/shared-mistakes`: each player graded by the plain `zero accuracy` call, and the
 /// positions they miss listed with the moves that keep their value.
 #[test]
 fn shared_mistakes_script_lists_the_positions_players_miss() {
@@ -539,7 +539,10 @@ fn shared_mistakes_script_lists_the_positions_players_miss() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/connect4/Test_L3_R1"
     );
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/shared-mistakes");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scripts/research/shared-mistakes"
+    );
     let zero_bin = env!("CARGO_BIN_EXE_zero");
     let run = |extra: &[&str]| {
         let mut args = vec!["minimax:2", "random", "--file", file, "--limit", "20"];

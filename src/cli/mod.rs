@@ -81,11 +81,15 @@ enum Command {
     Evalset(evalset::Args),
     /// Solve Connect Four positions exactly; benchmark the solver; build its opening book.
     Solve(solve::Args),
-    /// How right a run's value targets are: an iteration's self-play positions, by plies
-    /// played, against their exact values (the solver only grades here).
+    /// Research: how right a run's value targets are: an iteration's self-play positions, by
+    /// plies played, against their exact values (the solver only grades here). Hidden from
+    /// the everyday help.
+    #[command(hide = true)]
     Targets(targets::Args),
-    /// How a run's self-play played one line of moves, iteration by iteration: the games
-    /// through it and the move each chose next, with its results.
+    /// Research: how a run's self-play played one line of moves, iteration by iteration: the
+    /// games through it and the move each chose next, with its results. Hidden from the
+    /// everyday help.
+    #[command(hide = true)]
     Lines(lines::Args),
     /// A run's progress per iteration: a table (or JSON) and an SVG chart of losses and scores.
     Report(report::Args),
