@@ -3,7 +3,8 @@
 
 use tch::{nn, Kind, TchError, Tensor};
 
-use super::net::{conv3, f_linear, Bn, Compute, Conv, Heads, Shape};
+use super::arch::Shape;
+use super::layers::{conv3, f_linear, Bn, Compute, Conv, Heads};
 
 /// alpha-zero-general's Connect Four network's layers.
 pub(super) struct AzgBody {

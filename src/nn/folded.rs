@@ -15,11 +15,11 @@
 use anyhow::{anyhow, Result};
 use tch::{nn, Device, Kind, TchError, Tensor};
 
+use super::arch::{ModelMeta, Shape};
 use super::azg::AzgBody;
-use super::inference::Evaluator;
-use super::net::{
-    channels_last, evaluate_batch, value_from_head, Bn, Body, Compute, Conv, ModelMeta, Net, Shape,
-};
+use super::evaluator::Evaluator;
+use super::layers::{channels_last, value_from_head, Bn, Compute, Conv};
+use super::net::{evaluate_batch, Body, Net};
 use super::resnet::ResnetBody;
 
 /// A convolution with the batch norm after it folded in, in the kind and layout it computes.

@@ -14,21 +14,10 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Result};
 use crossbeam_channel::{bounded, unbounded, Receiver, RecvTimeoutError, Sender};
 
+use super::arch::Shape;
+use super::evaluator::Evaluator;
 use super::folded::InferenceNet;
-use super::net::Shape;
 use crate::core::threads::panic_message;
-
-/// Anything that turns encoded positions into policies (softmax over all actions) and values.
-pub trait Evaluator {
-    fn shape(&self) -> Shape;
-    fn evaluate(
-        &mut self,
-        inputs: &[f32],
-        n: usize,
-        policies: &mut [f32],
-        values: &mut [f32],
-    ) -> Result<()>;
-}
 
 /// An evaluator that counts what it evaluates, as the inference thread does: for a network
 /// owned by the thread that searches (one per self-play worker on a CPU).

@@ -1,12 +1,18 @@
-//! The network (`net`; its layers: the residual `resnet`, or alpha-zero-general's plain
-//! convolutions, `azg`) and the number format it computes in (`precision`), the network
-//! folded for inference (`folded`), batched inference (`inference`), named tensors as
+//! The network: what it is (`arch`: its shape, size and description), the layers it is built
+//! from (`layers`), building it and its forward pass (`net`; its layers: the residual `resnet`,
+//! or alpha-zero-general's plain convolutions, `azg`), its file (`model_file`) and the number
+//! format it computes in (`precision`); what search asks of a network (`evaluator`), the
+//! network folded for inference (`folded`), batched inference (`inference`), named tensors as
 //! safetensors bytes (`tensors`: how models and training checkpoints are stored) and how many
 //! threads libtorch computes with (`torch_threads`, `training_threads`).
 
+pub mod arch;
 pub mod azg;
+pub mod evaluator;
 pub mod folded;
 pub mod inference;
+pub mod layers;
+pub mod model_file;
 pub mod net;
 pub mod precision;
 pub mod resnet;
@@ -14,9 +20,11 @@ pub mod tensors;
 pub mod torch_threads;
 pub mod training_threads;
 
+pub use arch::{Arch, ModelMeta, Shape};
+pub use evaluator::Evaluator;
 pub use folded::InferenceNet;
-pub use inference::{Evaluator, InferenceClient, InferenceServer, InferenceStats, Metered};
-pub use net::{Arch, ModelMeta, Net, Shape};
+pub use inference::{InferenceClient, InferenceServer, InferenceStats, Metered};
+pub use net::Net;
 pub use precision::{CpuMatrixUnits, Precision};
 pub use torch_threads::{caller_threads, set_caller_threads, use_caller_threads, TorchThreads};
 pub use training_threads::training_threads;

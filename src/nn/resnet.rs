@@ -4,9 +4,9 @@
 use anyhow::{bail, Result};
 use tch::{nn, Kind, TchError, Tensor};
 
-use super::net::{
-    conv1, conv3, f_linear, is_wdl_output, value_from_head, value_outputs, Arch, Bn, Compute, Conv,
-    Heads, Shape,
+use super::arch::{Arch, Shape};
+use super::layers::{
+    conv1, conv3, f_linear, is_wdl_output, value_from_head, value_outputs, Bn, Compute, Conv, Heads,
 };
 
 /// A residual block: two 3x3 convolutions, each with batch norm, ReLU after the first, then
