@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::cache::Cache;
+use super::cache::{Cache, KEY_LIMIT};
 use crate::core::files::{ensure, write_atomic, Format};
 use crate::core::progress;
 use crate::games::connect4::{HEIGHT, WIDTH};
@@ -21,9 +21,6 @@ const BOOK: Format = Format {
     version: 2,
     remedy: "rebuild it with `zero solve --build-book DEPTH`",
 };
-
-/// Every key of a position is below this: one bit per cell plus one per column.
-pub(super) const KEY_LIMIT: u64 = 1 << ((HEIGHT + 1) * WIDTH);
 
 /// Exact scores of every position with at most `depth` stones, keyed by canonical key.
 pub struct Book {

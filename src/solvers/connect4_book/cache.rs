@@ -15,9 +15,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::book::KEY_LIMIT;
 use crate::core::files::{create_new_atomic, Format, STREAM_HEADER_BYTES};
+use crate::games::connect4::{HEIGHT, WIDTH};
 use crate::solvers::connect4::{MAX_SCORE, MIN_SCORE};
+
+/// Every key of a position is below this: one bit per cell plus one per column.
+pub(super) const KEY_LIMIT: u64 = 1 << ((HEIGHT + 1) * WIDTH);
 
 /// The cache file: version 2 adds the header and the check value to the headerless records of
 /// version 1.
