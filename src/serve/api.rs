@@ -17,7 +17,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use super::assets;
 use super::engine::{self, parse_seat, Engines};
-use super::errors::{json_errors, ApiError};
+use super::errors::{json_errors, ApiError, BODY_LIMIT};
 use super::perfect::{perfect_scores, PerfectCache, PerfectView};
 use super::sessions::{lock, Sessions};
 use super::solver_pool::SharedSolvers;
@@ -29,8 +29,6 @@ use crate::catalog::Facts;
 use crate::core::rng::SeedStream;
 use crate::games::GameKind;
 
-/// Request bodies are a few fields; anything larger is refused.
-pub const BODY_LIMIT: usize = 16 * 1024;
 /// Seeds of games that do not name one, under the server's seed.
 const GAME_SEEDS: SeedStream = SeedStream::new(0x9a3e_5eed_5e55_1011);
 

@@ -8,7 +8,8 @@ use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use super::api::BODY_LIMIT;
+/// Request bodies are a few fields; anything larger is refused.
+pub const BODY_LIMIT: usize = 16 * 1024;
 
 /// A refused request: its status and what to tell the person.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,6 +18,7 @@
 pub mod api;
 pub mod assets;
 pub mod client;
+pub mod config;
 pub mod engine;
 pub mod errors;
 pub mod load;
@@ -30,7 +31,6 @@ pub mod views;
 
 use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -39,58 +39,11 @@ use anyhow::{anyhow, Context, Result};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 
-use crate::players::DEFAULT_SOLVER_DIR;
-use crate::search::mcts::SearchKind;
 use api::App;
+pub use config::ServeConfig;
 
 /// How long in-flight requests may still run after a stop is asked for.
 const GRACE: Duration = Duration::from_secs(3);
-
-/// The server's settings.
-#[derive(Clone, Debug)]
-pub struct ServeConfig {
-    /// Where `best`, `latest` and named models live (`<models>/<game>/NAME.safetensors`), and
-    /// the runs the training page shows.
-    pub models: PathBuf,
-    /// The exact solvers' files: Connect Four's opening book and cache.
-    pub solver_dir: PathBuf,
-    /// Live games at most.
-    pub max_games: usize,
-    /// A game untouched this long expires.
-    pub idle: Duration,
-    /// The most one move of a shared `solver` (Connect Four's) may take.
-    pub solver_seconds: Duration,
-    /// The most an engine-move request waits for the move (the engine goes on after that).
-    pub engine_wait: Duration,
-    /// The most the perfect-play overlay may take for one position.
-    pub analysis_seconds: f64,
-    /// Shared solvers of each game that shares them (Connect Four's: 32 MiB each).
-    pub solvers: usize,
-    /// Seeds of games that do not name one.
-    pub seed: u64,
-    /// The tree search of network players; `None`: the one each network's run trained with.
-    pub search: Option<SearchKind>,
-    /// Network players average the network over the game's symmetries.
-    pub symmetries: bool,
-}
-
-impl Default for ServeConfig {
-    fn default() -> Self {
-        ServeConfig {
-            models: PathBuf::from("models"),
-            solver_dir: PathBuf::from(DEFAULT_SOLVER_DIR),
-            max_games: 100,
-            idle: Duration::from_secs(30 * 60),
-            solver_seconds: Duration::from_secs(600),
-            engine_wait: Duration::from_secs(600),
-            analysis_seconds: 20.0,
-            solvers: crate::core::threads::default_threads().clamp(2, 4),
-            seed: 0,
-            search: None,
-            symmetries: false,
-        }
-    }
-}
 
 /// Serves on `listener` until `stop` resolves; requests still running then get [`GRACE`] to
 /// finish. Idle games are swept meanwhile.
