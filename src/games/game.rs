@@ -3,17 +3,9 @@
 use std::fmt::Debug;
 use std::hash::Hash;
 
-use arrayvec::ArrayVec;
 use thiserror::Error;
 
-use super::Symmetry;
-
-/// A move, as an index into the game's action space `0..NUM_ACTIONS` (the network's policy
-/// vector uses the same indices). Games with a pass give it its own index.
-pub type Move = u8;
-
-/// The legal moves of a position; no game here has more than 17.
-pub type Moves = ArrayVec<Move, 32>;
+use super::{Move, Moves, Symmetry};
 
 /// The two sides. `First` moves first (X in tic-tac-toe, Black in Othello, ● in Connect Four).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -10,6 +10,7 @@ pub mod blackjack;
 pub mod connect4;
 mod game;
 mod kind;
+mod moves;
 pub mod othello4;
 mod perft;
 mod symmetry;
@@ -17,8 +18,9 @@ mod tally;
 pub mod tictactoe;
 
 pub use connect4::Connect4;
-pub use game::{Game, GameError, Move, Moves, Outcome, Player};
+pub use game::{Game, GameError, Outcome, Player};
 pub use kind::GameKind;
+pub use moves::{Move, Moves};
 pub use othello4::Othello4;
 pub use perft::{perft, PerftRow};
 pub use symmetry::{square_symmetries, Symmetry};
