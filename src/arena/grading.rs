@@ -377,10 +377,9 @@ mod tests {
     use super::*;
     use crate::agent::{Agent, RandomAgent};
     use crate::arena::accuracy::accuracy;
-    use crate::arena::connect4_evalset::connect4_key;
     use crate::games::Outcome;
     use crate::games::{Connect4, Othello4, TicTacToe};
-    use crate::solvers::connect4::read_labelled_positions;
+    use crate::solvers::connect4::{read_labelled_positions, Position};
     use crate::solvers::connect4_book::Oracle;
     use crate::solvers::exhaustive::SolverAgent;
 
@@ -469,7 +468,8 @@ mod tests {
         let pons = pons_scores();
         let mut keys = HashSet::new();
         for e in &set.entries {
-            assert!(keys.insert(connect4_key(&e.position)), "{} twice", e.label);
+            let key = Position::from_game(&e.position).canonical_key().0;
+            assert!(keys.insert(key), "{} twice", e.label);
             match pons.get(&e.label) {
                 Some((file, line, score)) => {
                     assert_eq!(&e.group, file);
