@@ -12,9 +12,11 @@ use serde::{Deserialize, Serialize};
 
 use super::config::RunConfig;
 use super::paths::RunPaths;
-use super::stages::{evaluation_options, stage_net};
-use crate::arena::{match_result, play_match_games, MatchResult};
+use super::player::stage_net;
+use crate::arena::{match_result, play_match_games, MatchOptions, MatchResult};
 use crate::core::files::{parse_json, write_json};
+use crate::core::rng::streams;
+use crate::core::threads::default_threads;
 use crate::games::Game;
 
 /// Latest's value of each game of one range of an iteration's evaluation match: a shard file.
@@ -36,6 +38,17 @@ pub fn evaluation_games(cfg: &RunConfig) -> u64 {
     match cfg.eval.games {
         0 => 0,
         games => games.max(2),
+    }
+}
+
+/// The options of iteration `iteration`'s match of latest against best.
+pub(super) fn evaluation_options(cfg: &RunConfig, iteration: u32, progress: bool) -> MatchOptions {
+    MatchOptions {
+        games: evaluation_games(cfg),
+        seed: streams::EVALUATION.seed(cfg.seed, iteration as u64),
+        threads: default_threads(),
+        progress,
+        opening_plies: cfg.eval.opening_plies,
     }
 }
 

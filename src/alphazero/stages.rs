@@ -9,9 +9,9 @@ use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
 use super::config::RunConfig;
-use super::eval_shards::evaluation_games;
+use super::eval_shards::{evaluation_games, evaluation_options};
 use super::paths::RunPaths;
-use super::player::StageNet;
+use super::player::stage_net;
 use super::policy_player::policy_agent;
 use super::reanalyse::reanalyse_window;
 use super::records::read_iteration;
@@ -27,7 +27,6 @@ use crate::core::rng::streams;
 use crate::core::threads::default_threads;
 use crate::games::Game;
 use crate::nn::{default_device, training_threads, Net, Shape, TorchThreads};
-use crate::search::mcts::PlaySearch;
 
 /// Seconds between saves of an unfinished training stage (a crash loses at most this much;
 /// Ctrl-C loses nothing).
@@ -171,16 +170,6 @@ pub struct EvalStats {
     pub grade_seconds: Option<f64>,
 }
 
-/// The network of `path` for a stage's match threads, searching as `cfg.mcts` says (its search
-/// and Gumbel's value scale; no noise) and computing in `cfg.precision`.
-pub(super) fn stage_net<'a, G: Game>(cfg: &RunConfig, path: &'a Path) -> Result<StageNet<'a>> {
-    let search = PlaySearch {
-        kind: cfg.mcts.search,
-        gumbel_value_scale: cfg.mcts.gumbel_value_scale,
-    };
-    StageNet::open::<G>(path, search, cfg.net.precision, default_threads())
-}
-
 /// Makes `latest` the new `best`, one generation up; returns the new generation.
 fn promote<G: Game>(paths: &RunPaths, iteration: u32, generation: u32) -> Result<u32> {
     let mut net = Net::load(&paths.latest(), G::NAME, Shape::of::<G>(), default_device())?;
@@ -190,17 +179,6 @@ fn promote<G: Game>(paths: &RunPaths, iteration: u32, generation: u32) -> Result
     // latest carries the same generation number from now on
     net.save(&paths.latest())?;
     Ok(generation + 1)
-}
-
-/// The options of iteration `iteration`'s match of latest against best.
-pub(super) fn evaluation_options(cfg: &RunConfig, iteration: u32, progress: bool) -> MatchOptions {
-    MatchOptions {
-        games: evaluation_games(cfg),
-        seed: streams::EVALUATION.seed(cfg.seed, iteration as u64),
-        threads: default_threads(),
-        progress,
-        opening_plies: cfg.eval.opening_plies,
-    }
 }
 
 /// Plays `latest` against `best` (or takes `played`, that match merged from shards played
