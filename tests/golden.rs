@@ -147,12 +147,13 @@ fn a_run_written_by_d6edf29_resumes_and_ends_as_d6edf29_ended_it() {
 
 /// The shrunk cycles this test runs: every preset's decisions on a CPU (the gpu presets'
 /// networks train too slowly here to be a test; scripts/golden-cycles runs them by hand).
-const CYCLES: [&str; 7] = [
+const CYCLES: [&str; 8] = [
     "tiny-connect4",
     "tiny-tictactoe",
     "tiny-othello4",
     "cpu-connect4",
     "cpu-connect4-puct",
+    "cpu-tictactoe",
     "cpu-othello4",
     "long-connect4",
 ];
