@@ -68,9 +68,12 @@ pub fn read_run_config(paths: &RunPaths) -> Result<Option<RunConfig>> {
         return Ok(None);
     };
     let settings =
-        legacy::upgrade(saved).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let bytes = serde_json::to_vec(&settings)?;
-    parse_json(&path, &bytes).map(Some)
+        legacy::upgrade(saved.clone()).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if settings == saved {
+        // Read as written, so that an error's line and column are the file's own.
+        return read_json(&path);
+    }
+    parse_json(&path, &serde_json::to_vec(&settings)?).map(Some)
 }
 
 /// Fails, naming each setting and its range, when the saved settings (a `run.json` edited by
