@@ -1211,16 +1211,13 @@ fn fuzz_search_kind() {
 // ---------------------------------------------------------------------------------------------
 
 fn arch() -> impl Strategy<Value = Arch> {
-    prop_oneof![
-        (any::<usize>(), any::<usize>(), any::<bool>()).prop_map(|(blocks, filters, wdl)| {
-            Arch::Resnet {
-                blocks,
-                filters,
-                wdl,
-            }
-        }),
-        any::<usize>().prop_map(|channels| Arch::AzgConv { channels }),
-    ]
+    (any::<usize>(), any::<usize>(), any::<bool>()).prop_map(|(blocks, filters, wdl)| {
+        Arch::Resnet {
+            blocks,
+            filters,
+            wdl,
+        }
+    })
 }
 
 fn mcts_config() -> impl Strategy<Value = MctsConfig> {

@@ -7,7 +7,9 @@
 //! Floating-point results are the same bytes only where libtorch runs the same kernels on the
 //! same thread count, so the digests are recorded per machine: a fingerprint of a few kernels'
 //! results and the core count name it. A machine with no digests recorded fails here, saying
-//! how to record them (build d6edf29, run scripts/golden-cycles with it).
+//! how to record them (build d6edf29, run scripts/golden-cycles with it), unless
+//! `ZERO_GOLDEN_UNRECORDED=run` asks to run the same resume and cycles without comparing their
+//! digests (CI does, since its machines vary), which is then said on stderr.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -67,14 +69,23 @@ fn machine_key() -> String {
     format!("{hash:016x}-{cores}cores")
 }
 
-/// The digests recorded for this machine, or a failure that says how to record them.
-fn recorded() -> Value {
+/// The digests recorded for this machine; `None` where none are and
+/// `ZERO_GOLDEN_UNRECORDED=run` asks to run without comparing; else a failure that says how to
+/// record them.
+fn recorded() -> Option<Value> {
     let path = golden_dir().join("digests.json");
     let text = std::fs::read_to_string(&path).expect("tests/data/golden/digests.json");
     let all: Value = serde_json::from_str(&text).expect("digests.json is JSON");
     let key = machine_key();
     match all["machines"].get(&key) {
-        Some(digests) => digests.clone(),
+        Some(digests) => Some(digests.clone()),
+        None if std::env::var("ZERO_GOLDEN_UNRECORDED").as_deref() == Ok("run") => {
+            eprintln!(
+                "NOTE: no golden digests recorded for this machine ({key}): the runs are made \
+                 and checked to finish, their digests NOT compared with d6edf29's"
+            );
+            None
+        }
         None => panic!(
             "no golden digests recorded for this machine ({key}): build commit d6edf29 and \
              add its `scripts/golden-cycles ZERO_BINARY` output, and the digests of the \
@@ -137,12 +148,14 @@ fn a_run_written_by_d6edf29_resumes_and_ends_as_d6edf29_ended_it() {
         serde_json::from_str(&std::fs::read_to_string(run.join("state.json")).expect("state"))
             .expect("state.json is JSON");
     assert_eq!(state["iteration"], 3);
-    let resumed = &expected["resumed"];
-    assert_eq!(model_digest(&run.join("best.safetensors")), resumed["best"]);
-    assert_eq!(
+    let (best, latest) = (
+        model_digest(&run.join("best.safetensors")),
         model_digest(&run.join("latest.safetensors")),
-        resumed["latest"]
     );
+    if let Some(expected) = expected {
+        assert_eq!(best, expected["resumed"]["best"]);
+        assert_eq!(latest, expected["resumed"]["latest"]);
+    }
 }
 
 /// The shrunk cycles this test runs: every preset's decisions on a CPU (the gpu presets'
@@ -171,6 +184,8 @@ fn seeded_shrunk_cycles_of_the_presets_leave_d6edf29s_networks_and_metrics() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{name}: {stderr}");
         let got: Value = serde_json::from_slice(&out.stdout).expect("digests as JSON");
+        assert!(got[name].is_object(), "{name}: no digests in {got}");
+        let Some(expected) = &expected else { continue };
         if got[name] != expected["cycles"][name] {
             mismatches.insert(name, (got[name].clone(), expected["cycles"][name].clone()));
         }

@@ -38,8 +38,8 @@ pub struct SelfplayArgs {
     game: GameKind,
     #[arg(long, default_value = "default")]
     preset: String,
-    /// Network shape instead of the preset's: `azg` (alpha-zero-general's Connect Four
-    /// network, 512 channels) or BLOCKSxFILTERS such as 4x64 under the preset's heads.
+    /// Network shape instead of the preset's: BLOCKSxFILTERS such as 4x64 under the preset's
+    /// heads.
     #[arg(long)]
     arch: Option<String>,
     /// Simulations per move instead of the preset's.
@@ -100,8 +100,8 @@ pub struct TrainArgs {
     game: GameKind,
     #[arg(long, default_value = "default")]
     preset: String,
-    /// Network shape instead of the preset's: `azg` or BLOCKSxFILTERS such as 4x64 under the
-    /// preset's heads.
+    /// Network shape instead of the preset's: BLOCKSxFILTERS such as 4x64 under the preset's
+    /// heads.
     #[arg(long)]
     arch: Option<String>,
     /// Positions a step instead of the preset's.
@@ -156,19 +156,14 @@ struct SelfplayBench {
     inference_threads: Option<usize>,
 }
 
-/// The network `--arch` names, on the preset's network `preset`: `azg`, or a residual trunk of
+/// The network `--arch` names, on the preset's network `preset`: a residual trunk of
 /// BLOCKSxFILTERS under the preset's value head, so that a shape is timed with the head its
 /// runs would have.
 fn parse_arch(s: &str, preset: Arch) -> Result<Arch> {
-    if s == "azg" {
-        return Ok(Arch::AzgConv { channels: 512 });
-    }
     let (blocks, filters) = s
         .split_once('x')
         .and_then(|(b, f)| Some((b.parse().ok()?, f.parse().ok()?)))
-        .ok_or_else(|| {
-            anyhow::anyhow!("--arch is 'azg' or BLOCKSxFILTERS such as 4x64 (got '{s}')")
-        })?;
+        .ok_or_else(|| anyhow::anyhow!("--arch is BLOCKSxFILTERS such as 4x64 (got '{s}')"))?;
     let arch = Arch::resnet(blocks, filters);
     Ok(match preset.has_wdl_head() {
         true => arch.with_wdl_head(),
@@ -503,9 +498,10 @@ mod tests {
             parse_arch("5x128", preset).unwrap(),
             Arch::resnet(5, 128).with_wdl_head()
         );
-        let azg = Arch::AzgConv { channels: 512 };
-        assert_eq!(parse_arch("azg", preset).unwrap(), azg);
-        assert_eq!(parse_arch("2x8", azg).unwrap(), Arch::resnet(2, 8));
+        assert_eq!(
+            parse_arch("2x8", Arch::resnet(1, 4)).unwrap(),
+            Arch::resnet(2, 8)
+        );
     }
 
     #[test]

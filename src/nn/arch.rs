@@ -21,9 +21,6 @@ pub enum Arch {
         #[serde(default, skip_serializing_if = "is_false")]
         wdl: bool,
     },
-    /// alpha-zero-general's Connect Four network: 4 conv layers of `channels` (two padded,
-    /// two valid), then fully connected 1024 and 512 with dropout-free batch norm.
-    AzgConv { channels: usize },
 }
 
 fn is_false(x: &bool) -> bool {
@@ -40,13 +37,16 @@ impl Arch {
         }
     }
 
-    /// The same network with the win/draw/loss value head (a residual network; other
-    /// shapes have no such head and are returned as they are).
-    pub const fn with_wdl_head(mut self) -> Arch {
-        if let Arch::Resnet { wdl, .. } = &mut self {
-            *wdl = true;
+    /// The same network with the win/draw/loss value head.
+    pub const fn with_wdl_head(self) -> Arch {
+        let Arch::Resnet {
+            blocks, filters, ..
+        } = self;
+        Arch::Resnet {
+            blocks,
+            filters,
+            wdl: true,
         }
-        self
     }
 
     /// Whether the value head answers win/draw/loss logits instead of one number.
@@ -55,15 +55,11 @@ impl Arch {
     }
 
     /// The multiply-adds of the residual trunk's convolutions for one position of `shape` (the
-    /// bulk of a step's arithmetic on small boards); `None` for other shapes, or when it does
-    /// not fit in a `u64`.
+    /// bulk of a step's arithmetic on small boards); `None` when it does not fit in a `u64`.
     pub fn trunk_multiply_adds(&self, shape: Shape) -> Option<u64> {
         let Arch::Resnet {
             blocks, filters, ..
-        } = *self
-        else {
-            return None;
-        };
+        } = *self;
         let n = |x: usize| u64::try_from(x).ok();
         let (cells, f) = (n(shape.height)?.checked_mul(n(shape.width)?)?, n(filters)?);
         // The input convolution, then two 3x3 convolutions a block.
@@ -113,26 +109,6 @@ impl Arch {
                     linear(64, value_outputs(wdl)),
                 ])
             }
-            Arch::AzgConv { channels } => {
-                let c = n(channels)?;
-                // Two valid convolutions take 4 off each side; the board needs 5x5 at least.
-                let valid = |x: usize| n(x)?.checked_sub(4).filter(|&x| x > 0);
-                let flat = c
-                    .checked_mul(valid(shape.height)?)?
-                    .checked_mul(valid(shape.width)?)?;
-                sum(&[
-                    conv(planes, c, 3),
-                    bn(c),
-                    conv(c, c, 3).and_then(|x| x.checked_mul(3)),
-                    bn(c).and_then(|x| x.checked_mul(3)),
-                    linear(flat, 1024),
-                    bn(1024),
-                    linear(1024, 512),
-                    bn(512),
-                    linear(512, actions),
-                    linear(512, 1),
-                ])
-            }
         }
     }
 }
@@ -151,7 +127,6 @@ impl std::fmt::Display for Arch {
                 }
                 Ok(())
             }
-            Arch::AzgConv { channels } => write!(f, "azg-conv {channels}"),
         }
     }
 }

@@ -16,10 +16,9 @@ use anyhow::{anyhow, Result};
 use tch::{nn, Device, Kind, TchError, Tensor};
 
 use super::arch::{ModelMeta, Shape};
-use super::azg::AzgBody;
 use super::evaluator::Evaluator;
 use super::layers::{channels_last, value_from_head, Bn, Compute, Conv};
-use super::net::{evaluate_batch, Body, Net};
+use super::net::{evaluate_batch, Net};
 use super::resnet::ResnetBody;
 
 /// A convolution with the batch norm after it folded in, in the kind and layout it computes.
@@ -58,7 +57,7 @@ impl FoldedConv {
     }
 }
 
-/// A fully connected layer (32-bit), with the batch norm after it folded in or not.
+/// A fully connected layer (32-bit).
 struct Linear {
     ws: Tensor,
     bs: Option<Tensor>,
@@ -71,11 +70,6 @@ impl Linear {
             ws: own_copy(&l.ws)?,
             bs: l.bs.as_ref().map(own_copy).transpose()?,
         })
-    }
-
-    fn folded(l: &nn::Linear, bn: &Bn) -> Result<Linear, TchError> {
-        let (ws, bs) = fold(&l.ws, l.bs.as_ref(), bn)?;
-        Ok(Linear { ws, bs: Some(bs) })
     }
 
     fn f_forward(&self, xs: &Tensor) -> Result<Tensor, TchError> {
@@ -118,25 +112,15 @@ struct FoldedBlock {
     conv2: FoldedConv,
 }
 
-// One per network: the size difference does not matter.
-#[allow(clippy::large_enum_variant)]
-enum FoldedBody {
-    Resnet {
-        input: FoldedConv,
-        blocks: Vec<FoldedBlock>,
-        policy_conv: FoldedConv,
-        policy_fc: Linear,
-        value_conv: FoldedConv,
-        value_fc1: Linear,
-        value_fc2: Linear,
-    },
-    AzgConv {
-        convs: Vec<FoldedConv>,
-        fc1: Linear,
-        fc2: Linear,
-        policy: Linear,
-        value: Linear,
-    },
+/// The residual network's layers, each batch norm folded into the layer before it.
+struct FoldedBody {
+    input: FoldedConv,
+    blocks: Vec<FoldedBlock>,
+    policy_conv: FoldedConv,
+    policy_fc: Linear,
+    value_conv: FoldedConv,
+    value_fc1: Linear,
+    value_fc2: Linear,
 }
 
 /// A network folded for inference (see the module's comment). Evaluates only: no training.
@@ -158,51 +142,32 @@ impl InferenceNet {
             ..trunk
         };
         let fold_body = || -> Result<FoldedBody, TchError> {
-            Ok(match &net.body {
-                Body::Resnet(ResnetBody {
-                    conv,
-                    bn,
-                    blocks,
-                    policy,
-                    value_conv,
-                    value_bn,
-                    value_fc1,
-                    value_fc2,
-                }) => FoldedBody::Resnet {
-                    input: FoldedConv::new(conv, bn, trunk)?,
-                    blocks: blocks
-                        .iter()
-                        .map(|b| {
-                            Ok(FoldedBlock {
-                                conv1: FoldedConv::new(&b.conv1, &b.bn1, trunk)?,
-                                conv2: FoldedConv::new(&b.conv2, &b.bn2, trunk)?,
-                            })
+            let ResnetBody {
+                conv,
+                bn,
+                blocks,
+                policy,
+                value_conv,
+                value_bn,
+                value_fc1,
+                value_fc2,
+            } = &net.body;
+            Ok(FoldedBody {
+                input: FoldedConv::new(conv, bn, trunk)?,
+                blocks: blocks
+                    .iter()
+                    .map(|b| {
+                        Ok(FoldedBlock {
+                            conv1: FoldedConv::new(&b.conv1, &b.bn1, trunk)?,
+                            conv2: FoldedConv::new(&b.conv2, &b.bn2, trunk)?,
                         })
-                        .collect::<Result<_, TchError>>()?,
-                    policy_conv: FoldedConv::new(&policy.conv, &policy.bn, heads)?,
-                    policy_fc: Linear::copy(&policy.fc)?,
-                    value_conv: FoldedConv::new(value_conv, value_bn, heads)?,
-                    value_fc1: Linear::copy(value_fc1)?,
-                    value_fc2: Linear::copy(value_fc2)?,
-                },
-                Body::AzgConv(AzgBody {
-                    convs,
-                    fc1,
-                    fc1_bn,
-                    fc2,
-                    fc2_bn,
-                    policy,
-                    value,
-                }) => FoldedBody::AzgConv {
-                    convs: convs
-                        .iter()
-                        .map(|(c, b)| FoldedConv::new(c, b, trunk))
-                        .collect::<Result<_, TchError>>()?,
-                    fc1: Linear::folded(fc1, fc1_bn)?,
-                    fc2: Linear::folded(fc2, fc2_bn)?,
-                    policy: Linear::copy(policy)?,
-                    value: Linear::copy(value)?,
-                },
+                    })
+                    .collect::<Result<_, TchError>>()?,
+                policy_conv: FoldedConv::new(&policy.conv, &policy.bn, heads)?,
+                policy_fc: Linear::copy(&policy.fc)?,
+                value_conv: FoldedConv::new(value_conv, value_bn, heads)?,
+                value_fc1: Linear::copy(value_fc1)?,
+                value_fc2: Linear::copy(value_fc2)?,
             })
         };
         let body =
@@ -223,47 +188,28 @@ impl InferenceNet {
             // Once: every convolution's output keeps the layout of its input.
             x = channels_last(&x)?;
         }
-        match &self.body {
-            FoldedBody::Resnet {
-                input,
-                blocks,
-                policy_conv,
-                policy_fc,
-                value_conv,
-                value_fc1,
-                value_fc2,
-            } => {
-                let mut x = input.f_forward(&x)?.f_relu()?;
-                for b in blocks {
-                    let y = b.conv1.f_forward(&x)?.f_relu()?;
-                    let y = b.conv2.f_forward(&y)?;
-                    x = y.f_add(&x)?.f_relu()?;
-                }
-                let x = x.f_to_kind(Kind::Float)?;
-                let policy = policy_conv.f_forward(&x)?.f_relu()?.f_flatten(1, -1)?;
-                let policy = policy_fc.f_forward(&policy)?;
-                let value = value_conv.f_forward(&x)?.f_relu()?.f_flatten(1, -1)?;
-                let value = value_fc1.f_forward(&value)?.f_relu()?;
-                let value = value_from_head(&value_fc2.f_forward(&value)?)?;
-                Ok((policy, value))
-            }
-            FoldedBody::AzgConv {
-                convs,
-                fc1,
-                fc2,
-                policy,
-                value,
-            } => {
-                for c in convs {
-                    x = c.f_forward(&x)?.f_relu()?;
-                }
-                let x = x.f_to_kind(Kind::Float)?.f_flatten(1, -1)?;
-                let x = fc1.f_forward(&x)?.f_relu()?;
-                let x = fc2.f_forward(&x)?.f_relu()?;
-                let v = value.f_forward(&x)?.f_tanh()?.f_view([-1])?;
-                Ok((policy.f_forward(&x)?, v))
-            }
+        let FoldedBody {
+            input,
+            blocks,
+            policy_conv,
+            policy_fc,
+            value_conv,
+            value_fc1,
+            value_fc2,
+        } = &self.body;
+        x = input.f_forward(&x)?.f_relu()?;
+        for b in blocks {
+            let y = b.conv1.f_forward(&x)?.f_relu()?;
+            let y = b.conv2.f_forward(&y)?;
+            x = y.f_add(&x)?.f_relu()?;
         }
+        let x = x.f_to_kind(Kind::Float)?;
+        let policy = policy_conv.f_forward(&x)?.f_relu()?.f_flatten(1, -1)?;
+        let policy = policy_fc.f_forward(&policy)?;
+        let value = value_conv.f_forward(&x)?.f_relu()?.f_flatten(1, -1)?;
+        let value = value_fc1.f_forward(&value)?.f_relu()?;
+        let value = value_from_head(&value_fc2.f_forward(&value)?)?;
+        Ok((policy, value))
     }
 
     /// As [`Net::evaluate`]: softmax policies over all actions and values of `n` positions.
@@ -358,7 +304,7 @@ mod tests {
     fn a_folded_network_answers_as_the_network_does() {
         let arch = Arch::resnet(2, 16);
         let wdl = Arch::resnet(1, 16).with_wdl_head();
-        for arch in [arch, wdl, Arch::AzgConv { channels: 16 }] {
+        for arch in [arch, wdl] {
             let net = trained_statistics(arch, 3);
             let (dp, dv) = differences(&net);
             assert!(dp < 1e-5 && dv < 1e-5, "{arch}: {dp} {dv}");

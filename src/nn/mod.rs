@@ -1,13 +1,11 @@
 //! The network: what it is (`arch`: its shape, size and description), the layers it is built
-//! from (`layers`), building it and its forward pass (`net`; its layers: the residual `resnet`,
-//! or alpha-zero-general's plain convolutions, `azg`), its file (`model_file`) and the number
+//! from (`layers`), building it and its forward pass (`net`; its layers: the residual `resnet`), its file (`model_file`) and the number
 //! format it computes in (`precision`); what search asks of a network (`evaluator`), the
 //! network folded for inference (`folded`), batched inference (`inference`), named tensors as
 //! safetensors bytes (`tensors`: how models and training checkpoints are stored) and how many
 //! threads libtorch computes with (`torch_threads`, `training_threads`).
 
 pub mod arch;
-pub mod azg;
 pub mod evaluator;
 pub mod folded;
 pub mod inference;

@@ -1,30 +1,20 @@
 //! The dual policy/value network: building it, its forward pass and evaluating positions. Its
 //! layers compute the pass: a residual network with a policy head (logits over the game's
-//! actions) and a value head (resnet.rs), or a plain convolutional shape like
-//! alpha-zero-general's Connect Four network, for comparing speed with it (azg.rs).
+//! actions) and a value head (resnet.rs).
 
 use anyhow::{anyhow, bail, Result};
 use tch::nn;
 use tch::{Device, Kind, TchError, Tensor};
 
 use super::arch::{Arch, ModelMeta, Shape};
-use super::azg::AzgBody;
 use super::layers::{lock_torch_generator, Compute, Heads};
 use super::precision::Precision;
 use super::resnet::ResnetBody;
 
-/// A network's layers: a residual network, or alpha-zero-general's plain convolutions.
-// One per network: the size difference does not matter.
-#[allow(clippy::large_enum_variant)]
-pub(super) enum Body {
-    Resnet(ResnetBody),
-    AzgConv(AzgBody),
-}
-
 /// A network and its variables. Owned by one thread (tensors are not `Sync`).
 pub struct Net {
     pub vs: nn::VarStore,
-    pub(super) body: Body,
+    pub(super) body: ResnetBody,
     pub meta: ModelMeta,
     /// What the trunk computes in (not part of the model: the same weights either way).
     precision: Precision,
@@ -55,19 +45,12 @@ impl Net {
     }
 
     fn build(game: &str, arch: Arch, shape: Shape, device: Device) -> Result<Net> {
-        let azg = matches!(arch, Arch::AzgConv { .. });
-        if azg && (shape.height < 5 || shape.width < 5) {
-            bail!("the azg-conv shape needs a board of at least 5x5");
-        }
         if arch.numbers(shape).is_none() {
             bail!("a {arch} network is too large to build");
         }
         let vs = nn::VarStore::new(device);
         let p = vs.root();
-        let body = match arch {
-            Arch::Resnet { .. } => Body::Resnet(ResnetBody::new(p, arch, shape)?),
-            Arch::AzgConv { channels } => Body::AzgConv(AzgBody::new(p, channels, shape)),
-        };
+        let body = ResnetBody::new(p, arch, shape)?;
         Ok(Net {
             vs,
             body,
@@ -144,10 +127,7 @@ impl Net {
     /// ([`Heads`]).
     pub fn forward_heads(&self, xs: &Tensor, train: bool) -> Result<Heads, TchError> {
         let trunk = self.trunk_compute();
-        match &self.body {
-            Body::Resnet(body) => body.forward_heads(xs, train, trunk),
-            Body::AzgConv(body) => body.forward_heads(xs, train, trunk),
-        }
+        self.body.forward_heads(xs, train, trunk)
     }
 
     /// Evaluates `n` encoded positions (no gradient): writes softmax policies over all actions
@@ -271,17 +251,8 @@ pub(super) mod tests {
                 Arch::resnet(1, 8),
                 Arch::resnet(3, 5),
                 Arch::resnet(1, 4).with_wdl_head(),
-                Arch::AzgConv { channels: 4 },
             ] {
-                let built = match Net::new(GAME, arch, shape, Device::Cpu) {
-                    Ok(net) => net,
-                    // azg-conv needs a board of 5x5 at least.
-                    Err(_) => {
-                        assert!(shape.height < 5 && matches!(arch, Arch::AzgConv { .. }));
-                        assert_eq!(arch.numbers(shape), None);
-                        continue;
-                    }
-                };
+                let built = Net::new(GAME, arch, shape, Device::Cpu).unwrap();
                 let total: i64 = built
                     .vs
                     .variables()

@@ -66,16 +66,13 @@ pub(super) struct ResnetBody {
 }
 
 impl ResnetBody {
-    /// The layers of `arch` (a residual one), made in the order that seeded weights depend on.
+    /// The layers of `arch`, made in the order that seeded weights depend on.
     pub(super) fn new(p: nn::Path, arch: Arch, shape: Shape) -> Result<ResnetBody> {
         let Arch::Resnet {
             blocks,
             filters,
             wdl,
-        } = arch
-        else {
-            bail!("a {arch} network is not a residual one");
-        };
+        } = arch;
         let cells = shape.height * shape.width;
         if blocks == 0 || filters == 0 {
             bail!("a network needs at least one block and one filter");

@@ -47,7 +47,5 @@ mod tests {
         assert_eq!(training_threads(&Arch::resnet(2, 32), ttt, 128), 1);
         let default = default_threads();
         assert_eq!(training_threads(&Arch::resnet(4, 48), c4, 256), default);
-        let azg = Arch::AzgConv { channels: 512 };
-        assert_eq!(training_threads(&azg, c4, 1), default);
     }
 }

@@ -31,7 +31,6 @@ impl NetConfig {
                 at_least_one(out, "net.arch.blocks", blocks as u64);
                 at_least_one(out, "net.arch.filters", filters as u64);
             }
-            Arch::AzgConv { channels } => at_least_one(out, "net.arch.channels", channels as u64),
         }
     }
 }
