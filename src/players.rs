@@ -1,5 +1,5 @@
 //! Players and the player spec strings every command uses (`random`, `human`, `rules`,
-//! `minimax:4`, `solver`, `mcts:800`, `best`, `latest`, `model:PATH`, `ql:PATH`).
+//! `minimax:4`, `solver`, `mcts:800`, `best`, `latest`, `pretrained`, `model:PATH`, `ql:PATH`).
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -30,12 +30,14 @@ pub enum PlayerSpec {
     Mcts(u32),
     Best,
     Latest,
+    /// The network shipped with the program ([`crate::catalog::Pretrained`]).
+    Pretrained,
     Model(PathBuf),
     QTable(PathBuf),
 }
 
 pub const SPEC_HELP: &str =
-    "random, human, rules, minimax:DEPTH, solver, mcts:SIMS, best, latest, \
+    "random, human, rules, minimax:DEPTH, solver, mcts:SIMS, best, latest, pretrained, \
                              model:PATH, ql:PATH";
 
 impl FromStr for PlayerSpec {
@@ -74,6 +76,7 @@ impl FromStr for PlayerSpec {
             "solver" => no_arg(PlayerSpec::Solver),
             "best" => no_arg(PlayerSpec::Best),
             "latest" => no_arg(PlayerSpec::Latest),
+            "pretrained" => no_arg(PlayerSpec::Pretrained),
             "minimax" => Ok(PlayerSpec::Minimax(number("depth")?)),
             "mcts" => Ok(PlayerSpec::Mcts(number("number of simulations")?)),
             "model" => Ok(PlayerSpec::Model(path("models/connect4/best.safetensors")?)),
@@ -94,6 +97,7 @@ impl std::fmt::Display for PlayerSpec {
             PlayerSpec::Mcts(n) => write!(f, "mcts:{n}"),
             PlayerSpec::Best => write!(f, "best"),
             PlayerSpec::Latest => write!(f, "latest"),
+            PlayerSpec::Pretrained => write!(f, "pretrained"),
             PlayerSpec::Model(p) => write!(f, "model:{}", p.display()),
             PlayerSpec::QTable(p) => write!(f, "ql:{}", p.display()),
         }
@@ -116,6 +120,9 @@ pub struct BuildContext {
     pub search: Option<SearchKind>,
     /// Network players average the network over the game's symmetries.
     pub symmetries: bool,
+    /// The file of the network shipped for the game, if it ships one
+    /// ([`crate::catalog::pretrained_model`]).
+    pub pretrained: Option<PathBuf>,
 }
 
 /// Where the Connect Four solver's book and cache live unless the command line says otherwise.
@@ -133,6 +140,7 @@ impl Default for BuildContext {
             solver_dir: PathBuf::from(DEFAULT_SOLVER_DIR),
             search: None,
             symmetries: false,
+            pretrained: None,
         }
     }
 }
@@ -148,6 +156,7 @@ impl PlayerSpec {
         match self {
             PlayerSpec::Best => Some(ctx.models_dir.join("best.safetensors")),
             PlayerSpec::Latest => Some(ctx.models_dir.join("latest.safetensors")),
+            PlayerSpec::Pretrained => ctx.pretrained.clone(),
             PlayerSpec::Model(path) => Some(path.clone()),
             _ => None,
         }
@@ -203,6 +212,12 @@ impl PlayerSpec {
             // Greedy in the table; a seeded random legal move where the table has no row.
             (PlayerSpec::QTable(path), _) => {
                 QTable::<G>::load(path).map(|t| Box::new(QAgent::new(t)) as Box<dyn Agent<G>>)
+            }
+            (PlayerSpec::Pretrained, None) => {
+                bail!(
+                    "no network is shipped for {}: train one with `zero cycle`",
+                    G::NAME
+                )
             }
             (PlayerSpec::Best | PlayerSpec::Latest | PlayerSpec::Model(_), None) => {
                 bail!("a network player without a network file")

@@ -1354,3 +1354,72 @@ fn lines_counts_the_self_play_games_through_a_line_and_their_next_moves() {
         "move 1 ('x') of the line",
     );
 }
+
+/// `zero play` fed a script on stdin, from a folder with no trained models.
+fn play(args: &[&str], keys: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zero"))
+        .arg("play")
+        .args(args)
+        .current_dir(dir.path())
+        .env("ZERO_CACHE_DIR", dir.path().join("cache"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the zero binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(keys.as_bytes()).expect("keys written");
+    drop(stdin);
+    let out = child.wait_with_output().expect("zero play ends");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn on_a_fresh_clone_play_offers_the_shipped_network_and_quit_exits_zero() {
+    let (code, out, err) = play(
+        &["--game", "tictactoe", "--sims", "64"],
+        "5\nundo\n5\nquit\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("the network shipped with zero (pretrained)"),
+        "{out}"
+    );
+    assert!(out.contains("pretrained played"), "{out}");
+    // The board shows the digits the prompt asks for; undo took the first move back.
+    assert!(out.contains(" 1  2  3 "), "{out}");
+    assert_eq!(out.matches("pretrained played").count(), 2, "{out}");
+    // Without a terminal the engine's thinking is one line, not a clock.
+    assert!(err.contains("pretrained is thinking ..."), "{err}");
+}
+
+#[test]
+fn a_whole_game_ends_with_its_result_and_its_position_string() {
+    let keys = "1\n2\n3\n4\n5\n6\n7\n8\n9\nquit\n";
+    let (code, out, err) = play(&["--game", "tictactoe", "--against", "minimax:9"], keys);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find_map(|l| l.split("The game as a position: ").nth(1))
+        .unwrap_or_else(|| panic!("no position string in {out}"));
+    assert!(
+        line.chars().all(|c| c.is_ascii_digit()) && line.len() >= 5,
+        "{line}"
+    );
+    let (code, _, err) = zero(&[
+        "arena",
+        "--game",
+        "tictactoe",
+        "pretrained",
+        "solver",
+        "--games",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

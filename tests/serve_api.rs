@@ -639,7 +639,10 @@ fn a_network_is_loaded_once_and_shared_by_every_game() {
     save_untrained_net::<TicTacToe>(f._models.path(), "best", 1);
     save_untrained_net::<TicTacToe>(f._models.path(), "gen2", 2);
     let info = get(addr, "/api/info").json().unwrap();
-    assert_eq!(info["games"][1]["models"], json!(["best", "gen2"]));
+    assert_eq!(
+        info["games"][1]["models"],
+        json!(["best", "gen2", "pretrained"])
+    );
     let games: Vec<Value> = (0..4)
         .map(|_| {
             new_game(
@@ -698,6 +701,31 @@ fn a_network_seat_says_which_search_it_plays() {
     )
     .unwrap();
     assert_eq!(label(), "best (gumbel, 16 sims)");
+}
+
+#[test]
+fn with_no_trained_model_the_shipped_network_is_offered_and_plays_a_whole_game() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    let info = get(addr, "/api/info").json().unwrap();
+    for game in info["games"].as_array().unwrap().iter().skip(1) {
+        let models: Vec<&str> = game["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(models, ["pretrained"], "{}", game["game"]);
+    }
+    let view = new_game(
+        addr,
+        json!({"game": "tictactoe", "first": "human", "second": "pretrained", "sims": 64}),
+    );
+    assert_eq!(view["sides"][1]["player"], "pretrained (puct, 64 sims)");
+    let end = play_out(addr, view);
+    // The shipped tic-tac-toe network never loses; playing the first legal cell, the person
+    // loses or draws.
+    assert_ne!(end["result"]["winner"], 0, "{end}");
 }
 
 /// The network's opening policy, as the page shows it, of a server started with or without

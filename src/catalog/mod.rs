@@ -10,7 +10,10 @@
 
 mod connect4;
 mod othello4;
+mod pretrained;
 mod tictactoe;
+
+pub use pretrained::Pretrained;
 
 use std::path::Path;
 
@@ -121,6 +124,10 @@ pub trait Catalogued: Game {
     fn solver_agent(_files: &Path) -> Box<dyn Agent<Self>> {
         Box::new(SolverAgent::<Self>::new())
     }
+    /// The trained network shipped with the program (played by `pretrained`), if any.
+    fn pretrained() -> Option<Pretrained> {
+        None
+    }
     /// The positions `zero grade` and every iteration of `zero cycle` grade a player on, each
     /// move valued exactly: by default 300 distinct positions of seeded random games, solved
     /// when asked for.
@@ -191,6 +198,12 @@ impl GameKind {
     }
 }
 
+/// The file of game `G`'s shipped network (the `run.json` of its run beside it), written to the
+/// cache on first use; `None` where the game ships none.
+pub fn pretrained_model<G: Catalogued>() -> Result<Option<std::path::PathBuf>> {
+    pretrained::written_out(G::NAME, G::pretrained())
+}
+
 /// The name of side `p` of game `G`.
 pub fn side_name<G: Catalogued>(p: Player) -> &'static str {
     G::SIDES[p.index()].name
@@ -259,6 +272,18 @@ mod tests {
         assert_eq!(ttt.moves[8], "9");
         assert!(ttt.rules_player && !othello.rules_player);
         assert_eq!(side_name::<TicTacToe>(Player::Second), "O");
+    }
+
+    #[test]
+    fn the_shipped_networks_load_as_models_of_their_games() {
+        use crate::nn::{Net, Shape};
+        fn check<G: Catalogued>() {
+            let path = pretrained_model::<G>().unwrap().expect("shipped");
+            let net = Net::load(&path, G::NAME, Shape::of::<G>(), tch::Device::Cpu);
+            assert!(net.is_ok(), "{}: {:?}", G::NAME, net.err());
+        }
+        check::<TicTacToe>();
+        check::<Othello4>();
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! 4x4 Othello's facts: discs on a green board, a pass, and why a move is refused.
 
-use super::{owners, Board, Catalogued, Layout, PresetFamily, Side, Stones};
+use super::{owners, Board, Catalogued, Layout, PresetFamily, Pretrained, Side, Stones};
 use crate::games::othello4::PASS;
 use crate::games::{Game, Move, Othello4};
 
@@ -31,6 +31,9 @@ impl Catalogued for Othello4 {
         train_steps: 200,
     };
 
+    fn pretrained() -> Option<Pretrained> {
+        crate::shipped_network!("othello4")
+    }
     fn refusal(&self, m: Move) -> String {
         let must_pass = self.legal_moves().as_slice() == [PASS];
         let taken = m != PASS && owners(self)[m as usize] != 0;

@@ -1,6 +1,6 @@
 //! Tic-tac-toe's facts: cells marked X and O, and a rule-based player.
 
-use super::{Board, Catalogued, Layout, PresetFamily, Side, Stones};
+use super::{Board, Catalogued, Layout, PresetFamily, Pretrained, Side, Stones};
 use crate::agent::Agent;
 use crate::games::{Move, TicTacToe};
 use crate::search::rules::RulesAgent;
@@ -32,6 +32,9 @@ impl Catalogued for TicTacToe {
 
     fn refusal(&self, m: Move) -> String {
         format!("cell {} is taken", m + 1)
+    }
+    fn pretrained() -> Option<Pretrained> {
+        crate::shipped_network!("tictactoe")
     }
     fn rules_agent() -> Option<Box<dyn Agent<Self>>> {
         Some(Box::new(RulesAgent::new()))

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use crate::arena::accuracy::{accuracy, AccuracyResult, Mistake};
-use crate::games::{Connect4, Game, GameKind};
+use crate::games::{Connect4, GameKind};
 use crate::players::PlayerSpec;
 use crate::search::mcts::SearchKind;
 use crate::solvers::connect4::DEFAULT_TABLE_ENTRIES;
@@ -52,7 +52,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.game != GameKind::Connect4 {
         bail!("accuracy needs solver-labelled positions, which exist for connect4 only");
     }
-    let ctx = args.net.context(Connect4::NAME)?;
+    let ctx = args.net.context::<Connect4>()?;
     // Every file is checked before any output, so a typo in the last one is not reported
     // after a table header (or minutes of grading).
     for file in &args.files {

@@ -65,7 +65,7 @@ pub fn run(args: Args) -> Result<()> {
 fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
     let ctx = BuildContext {
         random_plies: args.random_plies,
-        ..args.net.context(G::NAME)?
+        ..args.net.context::<G>()?
     };
     // Build once up front so a bad spec fails before any game starts.
     args.a.build::<G>(&ctx)?;

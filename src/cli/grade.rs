@@ -52,7 +52,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
-    let ctx = args.net.context(G::NAME)?;
+    let ctx = args.net.context::<G>()?;
     // Built once up front so a bad spec fails before the set is graded.
     args.player.build::<G>(&ctx)?;
     let mut set = G::eval_set()?;

@@ -23,6 +23,7 @@ mod serve;
 mod solve;
 mod stages;
 mod targets;
+mod terminal_board;
 
 use clap::{Parser, Subcommand};
 
@@ -131,9 +132,10 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
+            // A person typed `quit`: what they asked for, not a failure.
             if e.is::<Quit>() {
                 eprintln!("zero: stopped.");
-                return 130;
+                return 0;
             }
             eprintln!("zero: error: {e}");
             for cause in e.chain().skip(1) {

@@ -1,11 +1,12 @@
 //! Arguments shared by the subcommands that build players (arena, play, grade, accuracy): how
-//! network players (`best`, `latest`, `model:`) search, where `best` and `latest` live, and
+//! network players (`best`, `latest`, `pretrained`, `model:`) search, where `best` and `latest` live, and
 //! where the Connect Four solver keeps its opening book and cache.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
+use crate::catalog::{pretrained_model, Catalogued};
 use crate::players::{BuildContext, DEFAULT_SOLVER_DIR};
 use crate::search::mcts::SearchKind;
 
@@ -36,7 +37,7 @@ impl PlayerArgs {
     /// What building players of `game` needs from these arguments.
     /// Fails on a `--data` directory that does not exist: a mistyped path must not silently
     /// become minutes of solving without the book.
-    pub fn context(&self, game: &str) -> Result<BuildContext> {
+    pub fn context<G: Catalogued>(&self) -> Result<BuildContext> {
         let solver_dir = match &self.data {
             Some(dir) if !dir.is_dir() => {
                 bail!("--data {}: no such directory", dir.display())
@@ -45,7 +46,8 @@ impl PlayerArgs {
             None => PathBuf::from(DEFAULT_SOLVER_DIR),
         };
         Ok(BuildContext {
-            models_dir: self.models.join(game),
+            models_dir: self.models.join(G::NAME),
+            pretrained: pretrained_model::<G>()?,
             sims: self.sims,
             search: self.search,
             symmetries: self.symmetries,

@@ -136,6 +136,7 @@ impl RunArgs {
         let spec: PlayerSpec = spec.parse()?;
         let ctx = BuildContext {
             models_dir: paths.models.clone(),
+            pretrained: crate::catalog::pretrained_model::<G>()?,
             ..BuildContext::default()
         };
         Ok(Some(BenchmarkPlayer {

@@ -1,5 +1,6 @@
-//! Tic-tac-toe on two 9-bit boards. Cells are numbered 0..9 in reading order; people type them
-//! as `1`-`9` (reading order) or as coordinates `a1`-`c3` (column letter, row 1 at the top).
+//! Tic-tac-toe on two 9-bit boards. Cells are numbered 0..9 in reading order; people see and
+//! type them as `1`-`9` (coordinates `a1`-`c3`, column letter and row 1 at the top, are read
+//! too, for older scripts).
 
 use super::{square_symmetries, Game, GameError, Move, Moves, Outcome, Player, Symmetry};
 
@@ -119,20 +120,23 @@ impl Game for TicTacToe {
             })
             .collect()
     }
+    /// Each empty cell shows the digit that plays it, the notation of the prompts and moves.
     fn display(&self) -> String {
-        let mut s = String::from("   a b c\n");
+        let mut s = String::new();
         for r in 0..3 {
-            s.push_str(&format!(" {}", r + 1));
             for c in 0..3 {
-                let bit = 1 << (r * 3 + c);
-                s.push(' ');
-                s.push(if self.boards[0] & bit != 0 {
+                let i = r * 3 + c;
+                let bit = 1 << i;
+                let mark = if self.boards[0] & bit != 0 {
                     'X'
                 } else if self.boards[1] & bit != 0 {
                     'O'
                 } else {
-                    '.'
-                });
+                    char::from(b'1' + i as u8)
+                };
+                s.push(' ');
+                s.push(mark);
+                s.push(' ');
             }
             s.push('\n');
         }
@@ -214,6 +218,12 @@ mod tests {
             })
             .collect();
         assert_eq!(canonical.len(), 765);
+    }
+
+    #[test]
+    fn the_board_shows_each_empty_cell_by_the_digit_that_plays_it() {
+        let p = TicTacToe::parse_position("519").unwrap();
+        assert_eq!(p.display(), " O  2  3 \n 4  X  6 \n 7  8  X \n");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use crate::agent::Agent;
-use crate::catalog::Catalogued;
+use crate::catalog::{pretrained_model, Catalogued};
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, InferenceNet, InferenceServer, Net, Shape};
 use crate::players::{network_player, search_for, BuildContext, PlayerSpec};
@@ -69,9 +69,13 @@ impl Seat {
 fn is_network(spec: &PlayerSpec) -> bool {
     matches!(
         spec,
-        PlayerSpec::Best | PlayerSpec::Latest | PlayerSpec::Model(_)
+        PlayerSpec::Best | PlayerSpec::Latest | PlayerSpec::Pretrained | PlayerSpec::Model(_)
     )
 }
+
+/// The name the shipped network is loaded under: not a model name (it has a space), so no
+/// file of the models directory can take its place.
+const PRETRAINED: &str = "pretrained (shipped)";
 
 /// Whether `name` can only name a file in the models directory: letters, digits, `-` and `_`
 /// (no dot, no slash, so never a path).
@@ -210,6 +214,7 @@ impl Engines {
         let mut engine = match spec {
             PlayerSpec::Best => self.network::<G>("best", *sims)?,
             PlayerSpec::Latest => self.network::<G>("latest", *sims)?,
+            PlayerSpec::Pretrained => self.network::<G>(PRETRAINED, *sims)?,
             PlayerSpec::Model(name) => self.network::<G>(&name.to_string_lossy(), *sims)?,
             PlayerSpec::Solver if G::SHARED_SOLVERS => {
                 let pool = self
@@ -235,7 +240,7 @@ impl Engines {
             sims,
             ..self.network_play.clone()
         };
-        let search = search_for(&self.model_path::<G>(name), &ctx)
+        let search = search_for(&self.model_path::<G>(name)?, &ctx)
             .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?;
         Ok(Engine {
             agent: network_player::<G, _>(client, search, &ctx),
@@ -244,17 +249,24 @@ impl Engines {
         })
     }
 
-    /// The file of model `name` of game `G`.
-    fn model_path<G: Catalogued>(&self, name: &str) -> PathBuf {
-        self.models
+    /// The file of model `name` of game `G`: the shipped network's, or one of the models
+    /// directory.
+    fn model_path<G: Catalogued>(&self, name: &str) -> Result<PathBuf, ApiError> {
+        if name == PRETRAINED {
+            return pretrained_model::<G>()
+                .map_err(|e| ApiError::internal(format!("{e:#}")))?
+                .ok_or_else(|| ApiError::bad(format!("no network is shipped for {}", G::NAME)));
+        }
+        Ok(self
+            .models
             .join(G::NAME)
-            .join(format!("{name}.safetensors"))
+            .join(format!("{name}.safetensors")))
     }
 
     /// The shared model of that name, loaded now if it is not loaded yet or its file changed.
     fn model<G: Catalogued>(&self, name: &str) -> Result<Arc<SharedModel>, ApiError> {
         let kind = game_kind::<G>()?;
-        let path = self.model_path::<G>(name);
+        let path = self.model_path::<G>(name)?;
         let meta = std::fs::metadata(&path).map_err(|_| {
             ApiError::bad(format!(
                 "no model '{name}' for {}: the server has no {} (train one with \
@@ -301,10 +313,13 @@ impl Engines {
         names
     }
 
-    /// The models a request may name for `game`: the `.safetensors` files of its directory.
+    /// The models a request may name for `game`: `pretrained` where the game ships a network,
+    /// and the `.safetensors` files of its directory.
     pub fn model_names(&self, game: GameKind) -> Vec<String> {
+        let shipped = crate::with_board_game!(game, G => G::pretrained().is_some());
+        let shipped = shipped.then(|| "pretrained".to_string());
         let Ok(entries) = std::fs::read_dir(self.models.join(game.name())) else {
-            return Vec::new();
+            return shipped.into_iter().collect();
         };
         let mut names: Vec<String> = entries
             .flatten()
@@ -313,8 +328,10 @@ impl Engines {
                 let stem = name.strip_suffix(".safetensors")?;
                 (is_model_name(stem) && !stem.contains("checkpoint")).then(|| stem.to_string())
             })
+            .chain(shipped)
             .collect();
         names.sort();
+        names.dedup();
         names
     }
 }
@@ -346,7 +363,7 @@ pub fn http_players() -> String {
         .map(|f| f.title.to_lowercase())
         .collect();
     format!(
-        "human, random, rules ({}), minimax:DEPTH, solver, mcts:SIMS, best, latest, \
+        "human, random, rules ({}), minimax:DEPTH, solver, mcts:SIMS, best, latest, pretrained, \
          model:NAME (NAME.safetensors in the server's models directory)",
         rules.join(", ")
     )

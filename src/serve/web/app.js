@@ -70,8 +70,9 @@ function pageEngines(game) {
   return g ? g.page_engines : ["solver", "mcts:800"];
 }
 
+// A run's best where there is one, else the network shipped with zero.
 function defaultOpponent(game) {
-  if (modelsOf(game).includes("best")) return "best";
+  for (const m of ["best", "pretrained"]) if (modelsOf(game).includes(m)) return m;
   return pageEngines(game)[0];
 }
 
@@ -90,8 +91,9 @@ function fillPlayers() {
   const g = gameInfo(game);
   const list = $("players");
   list.textContent = "";
-  const names = ["best", "latest"].filter((m) => modelsOf(game).includes(m));
-  for (const m of modelsOf(game)) if (m !== "best" && m !== "latest") names.push("model:" + m);
+  const named = ["best", "latest", "pretrained"];
+  const names = named.filter((m) => modelsOf(game).includes(m));
+  for (const m of modelsOf(game)) if (!named.includes(m)) names.push("model:" + m);
   names.push("solver", "minimax:4", "minimax:6", "mcts:800", "mcts:2000", "random", "human");
   if (g && g.rules_player) names.push("rules");
   for (const n of names) { const o = el("option"); o.value = n; list.appendChild(o); }
