@@ -708,7 +708,7 @@ fn with_no_trained_model_the_shipped_network_is_offered_and_plays_a_whole_game()
     let f = start(|_| {});
     let addr = f.addr();
     let info = get(addr, "/api/info").json().unwrap();
-    for game in info["games"].as_array().unwrap().iter().skip(1) {
+    for game in info["games"].as_array().unwrap() {
         let models: Vec<&str> = game["models"]
             .as_array()
             .unwrap()

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::{Board, Catalogued, Layout, PresetFamily, Side, Stones};
+use super::{Board, Catalogued, Layout, PresetFamily, Pretrained, Side, Stones};
 use crate::agent::Agent;
 use crate::arena::grading::{EvalSet, CONNECT4_EVALSET, CONNECT4_EVALSET_PATH};
 use crate::games::{Connect4, Move};
@@ -50,6 +50,9 @@ impl Catalogued for Connect4 {
     }
     fn solver_agent(files: &Path) -> Box<dyn Agent<Self>> {
         Box::new(SolverAgent::new(files))
+    }
+    fn pretrained() -> Option<Pretrained> {
+        crate::shipped_network!("connect4")
     }
     fn eval_set() -> Result<EvalSet<Self>> {
         EvalSet::parse(CONNECT4_EVALSET, CONNECT4_EVALSET_PATH)

@@ -282,6 +282,7 @@ mod tests {
             let net = Net::load(&path, G::NAME, Shape::of::<G>(), tch::Device::Cpu);
             assert!(net.is_ok(), "{}: {:?}", G::NAME, net.err());
         }
+        check::<Connect4>();
         check::<TicTacToe>();
         check::<Othello4>();
     }

@@ -45,10 +45,18 @@ macro_rules! shipped_network {
 /// The model file of `shipped`, game `game`'s network, written to the cache on first use (the
 /// `run.json` beside it); `None` where the game ships none.
 pub fn written_out(game: &str, shipped: Option<Pretrained>) -> Result<Option<PathBuf>> {
+    written_out_in(&cache_root(), game, shipped)
+}
+
+fn written_out_in(
+    cache: &Path,
+    game: &str,
+    shipped: Option<Pretrained>,
+) -> Result<Option<PathBuf>> {
     let Some(shipped) = shipped else {
         return Ok(None);
     };
-    let dir = cache_root().join(format!(
+    let dir = cache.join(format!(
         "pretrained/{game}-{:08x}",
         crc32fast::hash(shipped.model) ^ crc32fast::hash(shipped.run)
     ));
@@ -90,12 +98,13 @@ mod tests {
     #[test]
     fn a_shipped_network_is_written_once_beside_its_run_settings() {
         let dir = tempfile::tempdir().unwrap();
-        std::env::set_var("ZERO_CACHE_DIR", dir.path());
         let shipped = Pretrained {
             model: b"weights",
             run: b"{}",
         };
-        let path = written_out("toy", Some(shipped)).unwrap().unwrap();
+        let path = written_out_in(dir.path(), "toy", Some(shipped))
+            .unwrap()
+            .unwrap();
         assert!(path.starts_with(dir.path()));
         assert_eq!(
             std::fs::read(path.with_file_name("run.json")).unwrap(),
@@ -103,7 +112,7 @@ mod tests {
         );
         let written = std::fs::metadata(&path).unwrap().modified().unwrap();
         assert_eq!(
-            written_out("toy", Some(shipped)).unwrap(),
+            written_out_in(dir.path(), "toy", Some(shipped)).unwrap(),
             Some(path.clone())
         );
         assert_eq!(
@@ -111,6 +120,6 @@ mod tests {
             written
         );
         assert_eq!(std::fs::read(&path).unwrap(), b"weights");
-        assert!(written_out("toy", None).unwrap().is_none());
+        assert!(written_out_in(dir.path(), "toy", None).unwrap().is_none());
     }
 }
