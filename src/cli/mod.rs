@@ -26,7 +26,7 @@ mod targets;
 
 use clap::{Parser, Subcommand};
 
-use crate::alphazero::state::Stage;
+use crate::alphazero::run::state::Stage;
 use crate::core::progress;
 use crate::games::GameKind;
 use crate::players::Quit;

@@ -8,10 +8,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::selfplay::{GameResults, SelfPlayStats};
-use super::stages::EvalStats;
 use super::state::{RunState, Stage};
-use super::train::TrainStats;
+use crate::alphazero::evaluation::stage::EvalStats;
+use crate::alphazero::selfplay::play::{GameResults, SelfPlayStats};
+use crate::alphazero::training::train::TrainStats;
 use crate::arena::grading::{GradeResult, GroupResult};
 use crate::arena::MatchResult;
 use crate::core::files::{append_line, write_atomic};

@@ -10,8 +10,8 @@ use crossbeam_channel::Sender;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::config::{ForkMove, RunConfig};
 use super::records::GameRecord;
+use crate::alphazero::config::{ForkMove, RunConfig};
 use crate::core::rng::{mix64, rng_from_seed, Rng64};
 use crate::games::{Game, Player};
 use crate::search::mcts::{Leaf, LeafEvaluator, Selection, Tree};
@@ -158,8 +158,8 @@ struct Slot<G: Game> {
 
 impl<G: Game> Slot<G> {
     /// Chooses the search of the move to come: the full one, or under a research playout cap
-    /// ([`super::config::PlayoutCap`]) a draw from the game's own generator, so the game stays
-    /// the same whoever plays it.
+    /// ([`crate::alphazero::config::PlayoutCap`]) a draw from the game's own generator, so the
+    /// game stays the same whoever plays it.
     fn plan_search(&mut self, cfg: &RunConfig) {
         (self.sims, self.full) = match cfg.research.playout_cap {
             None => (cfg.selfplay.sims, true),
@@ -494,7 +494,7 @@ mod tests {
 
     #[test]
     fn a_playout_cap_cheapens_a_share_of_the_moves_and_noises_only_the_full_ones() {
-        use super::super::config::PlayoutCap;
+        use crate::alphazero::config::PlayoutCap;
         use crate::games::connect4::Connect4;
         let mut cfg = RunConfig::preset("tiny", GameKind::Connect4, false).unwrap();
         cfg.research.playout_cap = Some(PlayoutCap {

@@ -1,0 +1,6 @@
+//! Self-play: the best network plays the iteration's games with tree search, and they are
+//! written as records for training.
+
+pub mod play;
+pub mod records;
+pub mod worker;
