@@ -51,8 +51,8 @@ use zero::alphazero::run::metrics::{
     parse_metrics, EvaluateRecord, SelfPlayRecord, StageRecord, TrainRecord,
 };
 use zero::alphazero::run::state::{RunState, Stage};
-use zero::alphazero::selfplay::play::GameResults;
 use zero::alphazero::selfplay::records::{decode_chunk, encode_chunk, GameRecord};
+use zero::alphazero::selfplay::stats::GameResults;
 use zero::arena::grading::{EvalSet, GradeResult, GroupResult};
 use zero::arena::MatchResult;
 use zero::catalog::Catalogued;

@@ -4,10 +4,11 @@ use std::path::PathBuf;
 
 use zero::agent::Agent;
 use zero::alphazero::config::RunConfig;
-use zero::alphazero::evaluation::stage::ensure_best;
 use zero::alphazero::player::net_player::net_agent;
+use zero::alphazero::report::rows::iteration_rows;
+use zero::alphazero::run::best::ensure_best;
 use zero::alphazero::run::cycle::run_cycle;
-use zero::alphazero::run::metrics::{iteration_rows, read_metrics, StageRecord};
+use zero::alphazero::run::metrics::{read_metrics, StageRecord};
 use zero::alphazero::run::paths::RunPaths;
 use zero::alphazero::run::state::{read_state, Stage};
 use zero::alphazero::selfplay::records::read_iteration;

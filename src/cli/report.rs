@@ -6,8 +6,9 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::alphazero::report::chart::svg;
+use crate::alphazero::report::rows::{iteration_rows, IterationRow};
 use crate::alphazero::report::table::table;
-use crate::alphazero::run::metrics::{iteration_rows, read_metrics, IterationRow};
+use crate::alphazero::run::metrics::read_metrics;
 use crate::alphazero::run::paths::RunPaths;
 use crate::alphazero::run::state::read_run_config;
 use crate::core::files::write_atomic;

@@ -14,12 +14,14 @@ use crate::alphazero::config::RunConfig;
 use crate::alphazero::evaluation::shards::{
     merge_shards, play_eval_shard, read_shard, write_shard,
 };
-use crate::alphazero::evaluation::stage::{stage_evaluate, stage_self_play, stage_train};
+use crate::alphazero::evaluation::stage::stage_evaluate;
 use crate::alphazero::run::cycle::{run_next_stage, FromShards};
 use crate::alphazero::run::metrics::{drop_records_from, StageRecord};
 use crate::alphazero::run::paths::RunPaths;
 use crate::alphazero::run::state::{read_state, RunState, Stage};
-use crate::alphazero::selfplay::play::SelfPlayStats;
+use crate::alphazero::selfplay::stage::stage_self_play;
+use crate::alphazero::selfplay::stats::SelfPlayStats;
+use crate::alphazero::training::stage::stage_train;
 use crate::catalog::Catalogued;
 use crate::core::files::parse_json;
 

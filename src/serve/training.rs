@@ -8,8 +8,9 @@ use serde::Serialize;
 
 use super::errors::ApiError;
 use crate::alphazero::report::chart::svg;
+use crate::alphazero::report::rows::{iteration_rows, IterationRow};
 use crate::alphazero::report::table::table;
-use crate::alphazero::run::metrics::{iteration_rows, read_metrics, IterationRow};
+use crate::alphazero::run::metrics::read_metrics;
 use crate::games::GameKind;
 
 #[derive(Serialize)]

@@ -1,157 +1,22 @@
-//! The three stages of an iteration, each reading and writing the run's files: self-play with
-//! `best`, training `latest` on the replay window, and the evaluation that promotes `latest`
-//! to `best` when it wins (or always, in a run without the match) and grades `best`.
-
-use std::ops::Range;
-use std::path::Path;
+//! The evaluation stage: `latest` plays `best` and is promoted to `best` when it wins (or
+//! always, in a run without the match); then `best` plays the benchmark player and is graded.
 
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
+use super::grading::grade_best;
 use super::shards::{evaluation_games, evaluation_options};
-use crate::agent::Agent;
 use crate::alphazero::config::RunConfig;
 use crate::alphazero::player::net_player::stage_net;
-use crate::alphazero::player::policy_player::policy_agent;
-use crate::alphazero::research::reanalyse::reanalyse_window;
+use crate::alphazero::run::best::ensure_best;
 use crate::alphazero::run::paths::RunPaths;
-use crate::alphazero::selfplay::play::{self_play_shard, GameResults, SelfPlayStats};
-use crate::alphazero::selfplay::records::read_iteration;
-use crate::alphazero::training::samples::{window_records, window_samples};
-use crate::alphazero::training::train::{train, Checkpointing, TrainStats};
-use crate::arena::grading::{grade, GradeResult, GRADING};
+use crate::arena::grading::GradeResult;
 use crate::arena::{play_match, AgentFactory, MatchOptions, MatchResult};
 use crate::catalog::Catalogued;
 use crate::core::files::{read_json, write_json};
 use crate::core::rng::streams;
-use crate::core::threads::default_threads;
 use crate::games::Game;
-use crate::nn::{default_device, training_threads, Net, Shape, TorchThreads};
-
-/// Seconds between saves of an unfinished training stage (a crash loses at most this much;
-/// Ctrl-C loses nothing).
-const TRAIN_CHECKPOINT_SECONDS: f64 = 30.0;
-
-/// Creates the random generation-0 network as `best` (and `latest`) if there is none.
-/// An existing `best` must have the run's network shape: `run.json`'s `arch` edited after the
-/// run started would otherwise be ignored without a word (the networks keep the shape they
-/// were made with).
-pub fn ensure_best<G: Game>(cfg: &RunConfig, paths: &RunPaths) -> Result<()> {
-    if paths.best().exists() {
-        let made = Net::read_meta(&paths.best())?.arch;
-        if made != cfg.net.arch {
-            bail!(
-                "{} is a {made} network, but {} asks for {}: a run keeps the network shape it \
-                 started with; start another run (other --models/--data directories) for {}",
-                paths.best().display(),
-                paths.config().display(),
-                cfg.net.arch,
-                cfg.net.arch
-            );
-        }
-        return Ok(());
-    }
-    let mut net = Net::new_seeded(
-        G::NAME,
-        cfg.net.arch,
-        Shape::of::<G>(),
-        default_device(),
-        cfg.seed,
-    )?;
-    net.meta.config = serde_json::to_value(cfg)?;
-    net.save(&paths.latest())?;
-    net.save(&paths.best())?;
-    Ok(())
-}
-
-/// Plays the iteration's missing self-play games with `best` (of the whole iteration, or of
-/// the chunks that `shard` names). The games and positions returned are the whole stage's,
-/// those written by earlier, interrupted processes included (a shard's: this process's); the
-/// throughput figures (network evaluations, batches, cache) are this process's, plus those of
-/// `elsewhere`, shards played by other processes (a cluster's).
-pub fn stage_self_play<G: Game>(
-    cfg: &RunConfig,
-    paths: &RunPaths,
-    iteration: u32,
-    shard: Option<Range<u64>>,
-    elsewhere: Option<&SelfPlayStats>,
-    progress: bool,
-) -> Result<SelfPlayStats> {
-    ensure_best::<G>(cfg, paths)?;
-    let net = Net::load(&paths.best(), G::NAME, Shape::of::<G>(), default_device())?
-        .with_precision(cfg.net.precision);
-    let whole_stage = shard.is_none();
-    let mut stats = self_play_shard::<G>(cfg, net, iteration, &paths.data, shard, progress)?;
-    if let Some(shards) = elsewhere {
-        stats.add_shards(shards);
-    }
-    if whole_stage {
-        let games = read_iteration(&paths.data, G::NAME, G::NUM_ACTIONS, iteration)?;
-        stats.games = games.len() as u64;
-        stats.positions = games.iter().map(|g| g.moves.len() as u64).sum();
-        stats.results = Some(GameResults::count(games.iter().map(|g| g.outcome)));
-    }
-    Ok(stats)
-}
-
-pub fn stage_train<G: Game>(
-    cfg: &RunConfig,
-    paths: &RunPaths,
-    iteration: u32,
-    progress: bool,
-) -> Result<TrainStats> {
-    ensure_best::<G>(cfg, paths)?;
-    let from = if paths.latest().exists() {
-        paths.latest()
-    } else {
-        paths.best()
-    };
-    let mut net = Net::load(&from, G::NAME, Shape::of::<G>(), default_device())?
-        .with_precision(cfg.net.precision);
-    let trained_before = net.meta.iteration == iteration;
-    let mut window = window_records::<G>(cfg, &paths.data, iteration)?;
-    // Before the threads go to training: the searches run as self-play's do. Not for a
-    // network this stage trained already (training is then a no-op).
-    let reanalysis = (cfg.research.reanalyse_positions > 0 && !trained_before)
-        .then(|| {
-            let records = &mut window.records;
-            reanalyse_window::<G>(cfg, &net, records, window.older, iteration, progress)
-        })
-        .transpose()?;
-    let samples = window_samples::<G>(cfg, &window.records);
-    drop(window);
-    // Nothing else runs while the network trains: every core goes to libtorch, unless its
-    // steps are too small to share.
-    let threads = training_threads(&net.meta.arch, Shape::of::<G>(), cfg.train.batch_size);
-    let _threads = TorchThreads::set(threads);
-    tch::manual_seed(streams::TRAINING_TORCH.seed(cfg.seed, iteration as u64) as i64);
-    let checkpointing = Checkpointing {
-        path: paths.train_checkpoint(),
-        iteration,
-        every_seconds: TRAIN_CHECKPOINT_SECONDS,
-        stop_after: None,
-    };
-    // Training reads its rate from the settings: this iteration's, after any drop.
-    let mut cfg_now = cfg.clone();
-    cfg_now.train.learning_rate = cfg.learning_rate_of(iteration);
-    let mut stats = train::<G>(
-        &cfg_now,
-        &mut net,
-        &samples,
-        streams::TRAINING_BATCHES.seed(cfg.seed, iteration as u64),
-        Some(&checkpointing),
-        progress,
-    )?;
-    stats.reanalysis = reanalysis;
-    // A process that saved this stage's network and died before the run moved on left
-    // `latest` trained already (the checkpoint then made `train` a no-op): count it once.
-    if !trained_before {
-        net.meta.training_steps += cfg.train.steps;
-    }
-    net.meta.iteration = iteration;
-    net.save(&paths.latest())?;
-    Ok(stats)
-}
+use crate::nn::{default_device, Net, Shape};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct EvalStats {
@@ -286,58 +151,4 @@ fn latest_against_best<G: Game>(
     };
     write_json(&paths.evaluation(), &decision)?;
     Ok(decision)
-}
-
-/// Best's grades on the evaluation set.
-struct Grades {
-    net: Option<GradeResult>,
-    search: Option<GradeResult>,
-    seconds: Option<f64>,
-}
-
-/// Grades `best` on the game's evaluation set (or on the subsets `cfg.grade` names): the
-/// network alone, playing its most likely move, and with `eval_sims` simulations of search,
-/// with no random plies. The set's exact values only grade; none reaches training.
-fn grade_best<G: Catalogued>(
-    cfg: &RunConfig,
-    best: &Path,
-    iteration: u32,
-    progress: bool,
-) -> Result<Grades> {
-    let (net_n, search_n) = (
-        cfg.eval.grade.net_positions,
-        cfg.eval.grade.search_positions,
-    );
-    if net_n == 0 && search_n == 0 {
-        return Ok(Grades {
-            net: None,
-            search: None,
-            seconds: None,
-        });
-    }
-    let started = std::time::Instant::now();
-    let set = G::eval_set()?;
-    let seed = GRADING.seed(cfg.seed, iteration as u64);
-    let threads = default_threads();
-    let net = if net_n > 0 {
-        let precision = cfg.net.precision;
-        let alone = || Ok(Box::new(policy_agent::<G>(best, 0, precision)?) as Box<dyn Agent<G>>);
-        let subset = set.subset(net_n);
-        Some(grade::<G>(&alone, &subset, threads, seed, progress)?)
-    } else {
-        None
-    };
-    let search = if search_n > 0 {
-        let best_net = stage_net::<G>(cfg, best)?;
-        let searching = || best_net.player::<G>(cfg.eval.sims, 0);
-        let subset = set.subset(search_n);
-        Some(grade::<G>(&searching, &subset, threads, seed, progress)?)
-    } else {
-        None
-    };
-    Ok(Grades {
-        net,
-        search,
-        seconds: Some(started.elapsed().as_secs_f64()),
-    })
 }

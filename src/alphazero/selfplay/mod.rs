@@ -3,4 +3,6 @@
 
 pub mod play;
 pub mod records;
+pub mod stage;
+pub mod stats;
 pub mod worker;

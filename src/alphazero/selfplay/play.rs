@@ -19,8 +19,8 @@ use anyhow::{bail, Result};
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use super::records::{finished_games, write_chunk, GameRecord};
+use super::stats::SelfPlayStats;
 use super::worker::run_worker;
-pub use super::worker::{GameResults, SelfPlayStats};
 use crate::alphazero::config::RunConfig;
 use crate::alphazero::player::net_evaluator::NetEvaluator;
 use crate::core::progress::{self, Task};

@@ -4,4 +4,5 @@
 mod adam;
 pub mod checkpoint;
 pub mod samples;
+pub mod stage;
 pub mod train;
