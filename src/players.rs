@@ -8,9 +8,9 @@ use std::str::FromStr;
 use anyhow::{anyhow, bail, Context, Result};
 
 use crate::agent::{Agent, RandomAgent};
-use crate::alphazero::player::search_player;
-use crate::alphazero::policy_player::PolicyAgent;
-use crate::alphazero::trained_search::trained_search;
+use crate::alphazero::player::net_player::search_player;
+use crate::alphazero::player::policy_player::PolicyAgent;
+use crate::alphazero::player::trained_search::trained_search;
 use crate::catalog::Catalogued;
 use crate::games::{Game, Move, Outcome, Player};
 use crate::nn::{default_device, Evaluator, InferenceNet, Net, Shape};

@@ -641,7 +641,7 @@ fn evalset_writes_a_set_the_grading_reads() {
         std::fs::write(pons.join(format!("Test_{name}")), &head).unwrap();
     }
     let data = dir.path().join("data");
-    let game = zero::alphazero::records::GameRecord {
+    let game = zero::alphazero::selfplay::records::GameRecord {
         moves: vec![3, 3, 2, 4, 6, 6, 6, 6, 0, 0, 1, 1],
         policies: vec![0.0; 12 * 7],
         root_values: vec![0.0; 12],
@@ -649,7 +649,7 @@ fn evalset_writes_a_set_the_grading_reads() {
         trains_from: 0,
         random_plies: 0,
     };
-    zero::alphazero::records::write_chunk(&data, "connect4", 1, &[0], &[game]).unwrap();
+    zero::alphazero::selfplay::records::write_chunk(&data, "connect4", 1, &[0], &[game]).unwrap();
     let out = dir.path().join("set.txt");
     let (p, d, o) = (
         pons.to_str().unwrap(),

@@ -47,12 +47,12 @@ use zero::alphazero::config::{
     EvalConfig, ForkMove, GradeConfig, LearningRateDrop, NetConfig, PlayoutCap, Research,
     RunConfig, SelfPlayConfig, TrainConfig,
 };
-use zero::alphazero::metrics::{
+use zero::alphazero::run::metrics::{
     parse_metrics, EvaluateRecord, SelfPlayRecord, StageRecord, TrainRecord,
 };
-use zero::alphazero::records::{decode_chunk, encode_chunk, GameRecord};
-use zero::alphazero::selfplay::GameResults;
-use zero::alphazero::state::{RunState, Stage};
+use zero::alphazero::run::state::{RunState, Stage};
+use zero::alphazero::selfplay::records::{decode_chunk, encode_chunk, GameRecord};
+use zero::alphazero::selfplay::stats::GameResults;
 use zero::arena::grading::{EvalSet, GradeResult, GroupResult};
 use zero::arena::MatchResult;
 use zero::catalog::Catalogued;

@@ -4,13 +4,14 @@ use std::path::PathBuf;
 
 use zero::agent::Agent;
 use zero::alphazero::config::RunConfig;
-use zero::alphazero::cycle::run_cycle;
-use zero::alphazero::metrics::{iteration_rows, read_metrics, StageRecord};
-use zero::alphazero::paths::RunPaths;
-use zero::alphazero::player::net_agent;
-use zero::alphazero::records::read_iteration;
-use zero::alphazero::stages::ensure_best;
-use zero::alphazero::state::{read_state, Stage};
+use zero::alphazero::player::net_player::net_agent;
+use zero::alphazero::report::rows::iteration_rows;
+use zero::alphazero::run::best::ensure_best;
+use zero::alphazero::run::cycle::run_cycle;
+use zero::alphazero::run::metrics::{read_metrics, StageRecord};
+use zero::alphazero::run::paths::RunPaths;
+use zero::alphazero::run::state::{read_state, Stage};
+use zero::alphazero::selfplay::records::read_iteration;
 use zero::arena::{play_match, MatchOptions};
 use zero::games::{GameKind, TicTacToe};
 use zero::nn::{default_device, Net, Shape};
@@ -146,7 +147,7 @@ fn a_cycle_without_the_match_promotes_latest_and_learns_as_an_always_promoting_o
     }
     let rows = iteration_rows(&records);
     assert!(rows.iter().all(|r| r.minutes.is_some()));
-    let table = zero::alphazero::report::table(&rows);
+    let table = zero::alphazero::report::table::table(&rows);
     assert!(table.contains("no match"), "{table}");
     // The match decides nothing when latest always wins promotion: a run that plays it with a
     // threshold of 0 trains the same best, bit for bit.
@@ -223,12 +224,12 @@ fn a_trained_network_beats_the_untrained_one() {
 
 /// Tic-tac-toe positions from random games, with uniform policies over the legal moves and
 /// random values: enough for training to have something to fit.
-fn random_samples(n: usize, seed: u64) -> zero::alphazero::samples::Samples {
+fn random_samples(n: usize, seed: u64) -> zero::alphazero::training::samples::Samples {
     use rand::{Rng, SeedableRng};
     use zero::games::Game;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
     let (isz, a) = (TicTacToe::input_size(), TicTacToe::NUM_ACTIONS);
-    let mut s = zero::alphazero::samples::Samples::default();
+    let mut s = zero::alphazero::training::samples::Samples::default();
     while s.values.len() < n {
         let mut pos = TicTacToe::new();
         for _ in 0..rng.random_range(0..8) {
@@ -271,7 +272,7 @@ fn weights(net: &Net) -> Vec<(String, Vec<f32>)> {
 
 /// The training tests' trainee: the tiny tic-tac-toe preset trained `steps` steps a stage, and
 /// 300 random positions to train on.
-fn tictactoe_trainee(steps: u64) -> (RunConfig, zero::alphazero::samples::Samples) {
+fn tictactoe_trainee(steps: u64) -> (RunConfig, zero::alphazero::training::samples::Samples) {
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     cfg.train.steps = steps;
     (cfg, random_samples(300, 3))
@@ -283,8 +284,8 @@ fn checkpointing(
     path: PathBuf,
     iteration: u32,
     stop_after: Option<u64>,
-) -> zero::alphazero::train::Checkpointing {
-    zero::alphazero::train::Checkpointing {
+) -> zero::alphazero::training::train::Checkpointing {
+    zero::alphazero::training::train::Checkpointing {
         path,
         iteration,
         every_seconds: 1e9,
@@ -329,7 +330,7 @@ fn a_learning_rate_drop_sets_the_rate_of_its_iterations() {
 /// with exactly the weights of an uninterrupted run.
 #[test]
 fn interrupted_training_resumes_exactly() {
-    use zero::alphazero::train::{train, Checkpointing};
+    use zero::alphazero::training::train::{train, Checkpointing};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let (cfg, samples) = tictactoe_trainee(40);
@@ -399,8 +400,8 @@ fn tictactoe_net_seeded(cfg: &RunConfig, seed: u64) -> Net {
 /// one worker and two play the same games, bit for bit, and write the same chunk files.
 #[test]
 fn self_play_does_not_depend_on_the_number_of_workers() {
-    use zero::alphazero::records::read_iteration;
-    use zero::alphazero::selfplay::self_play;
+    use zero::alphazero::selfplay::play::self_play;
+    use zero::alphazero::selfplay::records::read_iteration;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
@@ -448,8 +449,8 @@ fn self_play_does_not_depend_on_the_number_of_workers() {
 #[test]
 fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
     use zero::alphazero::config::PlayoutCap;
-    use zero::alphazero::records::read_iteration;
-    use zero::alphazero::selfplay::self_play;
+    use zero::alphazero::selfplay::play::self_play;
+    use zero::alphazero::selfplay::records::read_iteration;
     let tmp = tempfile::tempdir().unwrap();
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     cfg.selfplay.games = 40;
@@ -492,9 +493,9 @@ fn a_playout_cap_leaves_most_moves_without_a_policy_target() {
 fn tictactoe_self_play(
     games: u64,
     adjust: impl FnOnce(&mut RunConfig),
-) -> Vec<zero::alphazero::records::GameRecord> {
-    use zero::alphazero::records::read_iteration;
-    use zero::alphazero::selfplay::self_play;
+) -> Vec<zero::alphazero::selfplay::records::GameRecord> {
+    use zero::alphazero::selfplay::play::self_play;
+    use zero::alphazero::selfplay::records::read_iteration;
     let tmp = tempfile::tempdir().unwrap();
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();
     cfg.selfplay.games = games;
@@ -512,7 +513,7 @@ fn tictactoe_self_play(
 /// move there, and trains only on the positions after the fork.
 #[test]
 fn forked_games_leave_the_main_line_once_and_train_after_it() {
-    use zero::alphazero::samples::samples_from;
+    use zero::alphazero::training::samples::samples_from;
     let games = tictactoe_self_play(40, |cfg| {
         cfg.selfplay.random_opening_plies = 2;
         cfg.selfplay.fork_share = 1.0;
@@ -582,9 +583,9 @@ fn random_opening_plies_spread_the_openings() {
 /// the result does not depend on the number of threads.
 #[test]
 fn reanalysis_refreshes_older_positions_only_and_the_same_way_on_any_thread_count() {
-    use zero::alphazero::reanalyse::{candidates, reanalyse_window};
-    use zero::alphazero::samples::window_records;
-    use zero::alphazero::selfplay::self_play;
+    use zero::alphazero::research::reanalyse::{candidates, reanalyse_window};
+    use zero::alphazero::selfplay::play::self_play;
+    use zero::alphazero::training::samples::window_records;
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let mut cfg = RunConfig::preset("tiny", GameKind::TicTacToe, false).unwrap();

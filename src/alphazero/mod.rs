@@ -1,31 +1,18 @@
-//! The AlphaZero pipeline: self-play with tree search and the best network ([`selfplay`],
-//! records in [`records`]), training on a replay window ([`train`]), evaluation and promotion
-//! ([`stages`]), and the resumable loop that runs them ([`cycle`]), with the run's settings
-//! ([`config`], [`presets`]), files ([`paths`], [`state`]) and log ([`metrics`]). The network meets the
-//! search in [`net_evaluator`]; [`player`] is the network as a player. [`report`] and [`chart`]
-//! show a run's log as a table and an SVG chart (for `zero report` and `zero serve`).
+//! The AlphaZero pipeline, in a folder a phase of an iteration: [`selfplay`] (games played by
+//! the best network with tree search, and their records), [`training`] (the replay window's
+//! samples and the training of `latest`), [`evaluation`] (the match that promotes `latest` to
+//! `best`, and the grading of `best`), and [`run`], the run on disk: the resumable loop that
+//! runs the stages ([`run::cycle`]), its files, state and log. [`config`] holds the run's
+//! settings; [`player`] is the network as a player (and where it meets the search); [`report`]
+//! shows a run's log as a table and an SVG chart (for `zero report` and `zero serve`).
+//! [`research`] holds the parts that serve research only: an option no preset uses, and
+//! diagnostics of a run's records.
 
-mod adam;
-pub mod chart;
 pub mod config;
-pub mod cycle;
-pub mod eval_shards;
-pub mod line_count;
-pub mod metrics;
-pub mod net_evaluator;
-pub mod paths;
+pub mod evaluation;
 pub mod player;
-pub mod policy_player;
-pub mod reanalyse;
-pub mod records;
 pub mod report;
-pub mod samples;
+pub mod research;
+pub mod run;
 pub mod selfplay;
-pub mod stage_clock;
-pub mod stages;
-pub mod state;
-pub mod target_audit;
-pub mod train;
-pub mod train_checkpoint;
-pub mod trained_search;
-pub mod worker;
+pub mod training;

@@ -9,9 +9,9 @@ use rand::Rng;
 use serde::Serialize;
 
 use crate::alphazero::config::RunConfig;
-use crate::alphazero::records::GameRecord;
-use crate::alphazero::samples::{samples_from, Samples};
-use crate::alphazero::train::time_steps;
+use crate::alphazero::selfplay::records::GameRecord;
+use crate::alphazero::training::samples::{samples_from, Samples};
+use crate::alphazero::training::train::time_steps;
 use crate::catalog::Catalogued;
 use crate::core::rng::rng_from_seed;
 use crate::games::{Game, GameKind, Player};
@@ -222,7 +222,7 @@ fn selfplay<G: Catalogued>(a: &SelfplayArgs) -> Result<()> {
     // Folded as self-play folds it.
     let raw_net = InferenceNet::new(&net)?;
     let dir = std::env::temp_dir().join(format!("zero-bench-{}", std::process::id()));
-    let stats = crate::alphazero::selfplay::self_play::<G>(&cfg, net, 1, &dir, !a.json);
+    let stats = crate::alphazero::selfplay::play::self_play::<G>(&cfg, net, 1, &dir, !a.json);
     let _ = std::fs::remove_dir_all(&dir);
     let stats = stats?;
     let raw = raw_forward_rate(&raw_net, &stats.batch_sizes, 5.0)?;

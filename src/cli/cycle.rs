@@ -8,9 +8,9 @@ use anyhow::{Context, Result};
 use super::describe_stage;
 use super::run_args::{BenchmarkPlayer, RunArgs};
 use crate::alphazero::config::presets::default_iterations;
-use crate::alphazero::cycle::run_cycle;
-use crate::alphazero::metrics::StageRecord;
-use crate::alphazero::stages::ensure_best;
+use crate::alphazero::run::best::ensure_best;
+use crate::alphazero::run::cycle::run_cycle;
+use crate::alphazero::run::metrics::StageRecord;
 use crate::catalog::Catalogued;
 
 #[derive(clap::Args, Debug)]

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::alphazero::records::{iterations_on_disk, read_iteration};
+use crate::alphazero::selfplay::records::{iterations_on_disk, read_iteration};
 use crate::arena::connect4_evalset::{connect4_key, label_connect4, sample_lines, sample_selfplay};
 use crate::arena::grading::CONNECT4_EVALSET_PATH;
 use crate::core::files::write_atomic;

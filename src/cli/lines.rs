@@ -1,14 +1,15 @@
 //! `zero lines`: how a run's self-play played one line of moves, iteration by iteration: the
 //! games through it and the move each chose next, with the first player's results
-//! ([`crate::alphazero::line_count`]). Reads the run's records only: no network, no solver.
+//! ([`crate::alphazero::research::line_count`]). Reads the run's records only: no network, no
+//! solver.
 
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::alphazero::line_count::{count_line, LineCount};
-use crate::alphazero::records::{iterations_on_disk, read_iteration};
+use crate::alphazero::research::line_count::{count_line, LineCount};
+use crate::alphazero::selfplay::records::{iterations_on_disk, read_iteration};
 use crate::games::{Game, GameKind};
 
 #[derive(clap::Args, Debug)]

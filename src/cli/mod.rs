@@ -27,7 +27,7 @@ mod terminal_board;
 
 use clap::{Parser, Subcommand};
 
-use crate::alphazero::state::Stage;
+use crate::alphazero::run::state::Stage;
 use crate::core::progress;
 use crate::games::GameKind;
 use crate::players::Quit;

@@ -3,7 +3,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::alphazero::metrics::StageRecord;
+use crate::alphazero::run::metrics::StageRecord;
 use crate::core::progress::{ProgressSink, TaskView};
 
 /// A progress bar on stderr, hidden when `show` is false or stderr is not a terminal.

@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::alphazero::chart::svg;
-use crate::alphazero::metrics::{iteration_rows, read_metrics, IterationRow};
-use crate::alphazero::paths::RunPaths;
-use crate::alphazero::report::table;
-use crate::alphazero::state::read_run_config;
+use crate::alphazero::report::chart::svg;
+use crate::alphazero::report::rows::{iteration_rows, IterationRow};
+use crate::alphazero::report::table::table;
+use crate::alphazero::run::metrics::read_metrics;
+use crate::alphazero::run::paths::RunPaths;
+use crate::alphazero::run::state::read_run_config;
 use crate::core::files::write_atomic;
 use crate::games::GameKind;
 

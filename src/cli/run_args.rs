@@ -9,8 +9,8 @@ use crate::catalog::Catalogued;
 use crate::players::{BuildContext, PlayerSpec};
 
 use crate::alphazero::config::{PlayoutCap, RunConfig};
-use crate::alphazero::paths::RunPaths;
-use crate::alphazero::state::{lock_run, open_run, RunLock};
+use crate::alphazero::run::paths::RunPaths;
+use crate::alphazero::run::state::{lock_run, open_run, RunLock};
 use crate::games::GameKind;
 use crate::search::mcts::SearchKind;
 

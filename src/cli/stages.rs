@@ -11,13 +11,17 @@ use anyhow::{bail, Context, Result};
 use super::describe_stage;
 use super::run_args::{BenchmarkPlayer, RunArgs};
 use crate::alphazero::config::RunConfig;
-use crate::alphazero::cycle::{run_next_stage, FromShards};
-use crate::alphazero::eval_shards::{merge_shards, play_eval_shard, read_shard, write_shard};
-use crate::alphazero::metrics::{drop_records_from, StageRecord};
-use crate::alphazero::paths::RunPaths;
-use crate::alphazero::selfplay::SelfPlayStats;
-use crate::alphazero::stages::{stage_evaluate, stage_self_play, stage_train};
-use crate::alphazero::state::{read_state, RunState, Stage};
+use crate::alphazero::evaluation::shards::{
+    merge_shards, play_eval_shard, read_shard, write_shard,
+};
+use crate::alphazero::evaluation::stage::stage_evaluate;
+use crate::alphazero::run::cycle::{run_next_stage, FromShards};
+use crate::alphazero::run::metrics::{drop_records_from, StageRecord};
+use crate::alphazero::run::paths::RunPaths;
+use crate::alphazero::run::state::{read_state, RunState, Stage};
+use crate::alphazero::selfplay::stage::stage_self_play;
+use crate::alphazero::selfplay::stats::SelfPlayStats;
+use crate::alphazero::training::stage::stage_train;
 use crate::catalog::Catalogued;
 use crate::core::files::parse_json;
 

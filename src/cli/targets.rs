@@ -1,5 +1,6 @@
 //! `zero targets`: how right a run's value targets are, by plies played, against the exact
-//! values ([`crate::alphazero::target_audit`]; a diagnostic: the solver grades, never teaches).
+//! values ([`crate::alphazero::research::target_audit`]; a diagnostic: the solver grades, never
+//! teaches).
 
 use std::path::{Path, PathBuf};
 
@@ -7,13 +8,13 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::alphazero::config::RunConfig;
-use crate::alphazero::net_evaluator::NetEvaluator;
-use crate::alphazero::paths::RunPaths;
-use crate::alphazero::records::{iterations_on_disk, read_iteration};
-use crate::alphazero::state::read_run_config;
-use crate::alphazero::target_audit::{
+use crate::alphazero::player::net_evaluator::NetEvaluator;
+use crate::alphazero::research::target_audit::{
     audit, draw_positions, exact_values, AuditedPosition, Disagreement, GroupAudit,
 };
+use crate::alphazero::run::paths::RunPaths;
+use crate::alphazero::run::state::read_run_config;
+use crate::alphazero::selfplay::records::{iterations_on_disk, read_iteration};
 use crate::catalog::Catalogued;
 use crate::core::threads::default_threads;
 use crate::games::{Game, GameKind};

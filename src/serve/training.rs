@@ -1,15 +1,16 @@
 //! The training page's figures: for each game with a run under the models directory, the
-//! table and chart of `zero report`, built by the same code ([`crate::alphazero::report`],
-//! [`crate::alphazero::chart`]).
+//! table and chart of `zero report`, built by the same code ([`crate::alphazero::report::table`],
+//! [`crate::alphazero::report::chart`]).
 
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::errors::ApiError;
-use crate::alphazero::chart::svg;
-use crate::alphazero::metrics::{iteration_rows, read_metrics, IterationRow};
-use crate::alphazero::report::table;
+use crate::alphazero::report::chart::svg;
+use crate::alphazero::report::rows::{iteration_rows, IterationRow};
+use crate::alphazero::report::table::table;
+use crate::alphazero::run::metrics::read_metrics;
 use crate::games::GameKind;
 
 #[derive(Serialize)]

@@ -141,7 +141,7 @@ pub struct Research {
     pub playout_cap: Option<PlayoutCap>,
     /// Positions of the replay window's earlier iterations searched again before each
     /// training stage with the network about to train, their policy targets and root values
-    /// replaced by the new search's (MuZero Reanalyse, [`super::reanalyse`]); 0: off.
+    /// replaced by the new search's (MuZero Reanalyse, [`super::research::reanalyse`]); 0: off.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reanalyse_positions: u64,
 }

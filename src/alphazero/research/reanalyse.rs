@@ -18,9 +18,9 @@ use anyhow::Result;
 use rand::Rng;
 use serde::Serialize;
 
-use super::config::RunConfig;
-use super::net_evaluator::NetEvaluator;
-use super::records::GameRecord;
+use crate::alphazero::config::RunConfig;
+use crate::alphazero::player::net_evaluator::NetEvaluator;
+use crate::alphazero::selfplay::records::GameRecord;
 use crate::core::progress::{self, Task};
 use crate::core::rng::{item_seed, rng_from_seed, streams, Rng64};
 use crate::core::threads::joined;

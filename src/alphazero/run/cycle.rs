@@ -5,13 +5,15 @@
 
 use anyhow::Result;
 
-use super::config::RunConfig;
 use super::metrics::{drop_records_from, StageRecord};
 use super::paths::RunPaths;
-use super::selfplay::SelfPlayStats;
 use super::stage_clock::timed_stage;
-use super::stages::{stage_evaluate, stage_self_play, stage_train};
 use super::state::{read_state, write_state, RunState, Stage};
+use crate::alphazero::config::RunConfig;
+use crate::alphazero::evaluation::stage::stage_evaluate;
+use crate::alphazero::selfplay::stage::stage_self_play;
+use crate::alphazero::selfplay::stats::SelfPlayStats;
+use crate::alphazero::training::stage::stage_train;
 use crate::arena::{AgentFactory, MatchResult};
 use crate::catalog::Catalogued;
 use crate::core::memory::{release_free_memory, resident_mib};

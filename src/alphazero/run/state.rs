@@ -5,9 +5,9 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::config::legacy;
-use super::config::RunConfig;
 use super::paths::RunPaths;
+use crate::alphazero::config::legacy;
+use crate::alphazero::config::RunConfig;
 use crate::core::files::{parse_json, read_json, remove_temporaries, write_json};
 use crate::core::lock::DirLock;
 

@@ -4,9 +4,9 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::config::RunConfig;
 use super::net_evaluator::NetEvaluator;
 use crate::agent::Agent;
+use crate::alphazero::config::RunConfig;
 use crate::core::threads::default_threads;
 use crate::games::Game;
 use crate::nn::{default_device, Evaluator, InferenceNet, InferenceServer, Net, Precision, Shape};
@@ -126,7 +126,10 @@ impl<'a> StageNet<'a> {
 
 /// The network of `path` for a stage's match threads, searching as `cfg.mcts` says (its search
 /// and Gumbel's value scale; no noise) and computing in `cfg.precision`.
-pub(super) fn stage_net<'a, G: Game>(cfg: &RunConfig, path: &'a Path) -> Result<StageNet<'a>> {
+pub(in crate::alphazero) fn stage_net<'a, G: Game>(
+    cfg: &RunConfig,
+    path: &'a Path,
+) -> Result<StageNet<'a>> {
     let search = PlaySearch {
         kind: cfg.mcts.search,
         gumbel_value_scale: cfg.mcts.gumbel_value_scale,

@@ -15,8 +15,8 @@ use anyhow::Result;
 use rand::seq::SliceRandom;
 use serde::Serialize;
 
-use super::records::GameRecord;
-use super::samples::{ply_results, replay_legal, value_targets};
+use crate::alphazero::selfplay::records::GameRecord;
+use crate::alphazero::training::samples::{ply_results, replay_legal, value_targets};
 use crate::arena::for_each_item;
 use crate::core::progress;
 use crate::core::rng::rng_from_seed;

@@ -18,11 +18,11 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
-use super::config::RunConfig;
-use super::net_evaluator::NetEvaluator;
 use super::records::{finished_games, write_chunk, GameRecord};
+use super::stats::SelfPlayStats;
 use super::worker::run_worker;
-pub use super::worker::{GameResults, SelfPlayStats};
+use crate::alphazero::config::RunConfig;
+use crate::alphazero::player::net_evaluator::NetEvaluator;
 use crate::core::progress::{self, Task};
 use crate::core::threads::joined;
 use crate::games::Game;

@@ -73,7 +73,7 @@ fn save_until_stopped(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::alphazero::state::Stage;
+    use crate::alphazero::run::state::Stage;
 
     #[test]
     fn a_resumed_stage_counts_the_time_saved_by_earlier_processes() {

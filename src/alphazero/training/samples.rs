@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{bail, Result};
 use rand::Rng;
 
-use super::config::RunConfig;
-use super::records::{read_iteration, GameRecord};
+use crate::alphazero::config::RunConfig;
+use crate::alphazero::selfplay::records::{read_iteration, GameRecord};
 use crate::games::Game;
 
 /// Training positions: inputs, policy targets and value targets, flat.

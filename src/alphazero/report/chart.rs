@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::metrics::IterationRow;
+use super::rows::IterationRow;
 
 /// A line of the chart: its legend, colour and (x, value) points.
 type Series<'a> = (&'a str, &'a str, Vec<(f64, f64)>);

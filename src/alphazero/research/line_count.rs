@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::records::GameRecord;
+use crate::alphazero::selfplay::records::GameRecord;
 
 /// One move played where the line ends, with the results of the games that played it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

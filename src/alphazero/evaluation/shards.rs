@@ -10,9 +10,9 @@ use std::path::Path;
 use anyhow::{bail, ensure, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::config::RunConfig;
-use super::paths::RunPaths;
-use super::player::stage_net;
+use crate::alphazero::config::RunConfig;
+use crate::alphazero::player::net_player::stage_net;
+use crate::alphazero::run::paths::RunPaths;
 use crate::arena::{match_result, play_match_games, MatchOptions, MatchResult};
 use crate::core::files::{parse_json, write_json};
 use crate::core::rng::streams;

@@ -1,9 +1,9 @@
 //! A run's figures as `zero report` and `zero serve`'s training page show them: the rows of
-//! [`super::metrics`] as a text table, then the last grade by group of the evaluation set.
+//! [`super::rows`] as a text table, then the last grade by group of the evaluation set.
 
 use std::fmt::Write as _;
 
-use super::metrics::IterationRow;
+use super::rows::IterationRow;
 use crate::arena::grading::GroupResult;
 
 /// The rows as a text table, then the last grade by group of the evaluation set. Columns that
@@ -159,8 +159,9 @@ fn group_cell(groups: Option<&[GroupResult]>, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::alphazero::chart::svg;
-    use crate::alphazero::metrics::{iteration_rows, read_metrics, StageRecord};
+    use crate::alphazero::report::chart::svg;
+    use crate::alphazero::report::rows::iteration_rows;
+    use crate::alphazero::run::metrics::{read_metrics, StageRecord};
 
     /// A metrics log as the cycle writes it: self-play games won 2, drawn 1, lost 1 by the first
     /// player and a benchmark match of 3-1-0 in iteration 1,

@@ -1,7 +1,7 @@
 //! Training: mini-batches of the replay window's positions ([`super::samples`]), each under a
 //! random symmetry of the game; loss = policy cross-entropy + value loss (squared error, or
 //! cross-entropy for a win/draw/loss head) (+ L2 through weight decay); Adam with a cosine
-//! learning rate; a checkpoint to resume from ([`super::train_checkpoint`]).
+//! learning rate; a checkpoint to resume from ([`super::checkpoint`]).
 
 use std::time::Instant;
 
@@ -11,13 +11,13 @@ use serde::Serialize;
 use tch::{Kind, Reduction, TchError, Tensor};
 
 use super::adam::Adam;
-use super::config::RunConfig;
-use super::reanalyse::Reanalysis;
-use super::samples::Samples;
-pub use super::train_checkpoint::Checkpointing;
-use super::train_checkpoint::{
+pub use super::checkpoint::Checkpointing;
+use super::checkpoint::{
     load_checkpoint, maybe_checkpoint, save_checkpoint, InterruptGuard, Losses, Progress,
 };
+use super::samples::Samples;
+use crate::alphazero::config::RunConfig;
+use crate::alphazero::research::reanalyse::Reanalysis;
 use crate::core::progress;
 use crate::core::rng::{mix64, rng_from_seed};
 use crate::games::{Game, Symmetry};
@@ -33,7 +33,8 @@ pub struct TrainStats {
     pub steps: u64,
     pub policy_loss: f64,
     pub value_loss: f64,
-    /// The window's positions searched again before training ([`super::reanalyse`]).
+    /// The window's positions searched again before training
+    /// ([`crate::alphazero::research::reanalyse`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reanalysis: Option<Reanalysis>,
     pub seconds: f64,
@@ -369,9 +370,9 @@ pub fn time_steps<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::alphazero::records::GameRecord;
-    use crate::alphazero::samples::samples_from;
-    use crate::alphazero::samples::tests::record;
+    use crate::alphazero::selfplay::records::GameRecord;
+    use crate::alphazero::training::samples::samples_from;
+    use crate::alphazero::training::samples::tests::record;
     use crate::games::tictactoe::TicTacToe;
     use crate::games::Player;
 

@@ -61,13 +61,13 @@ pub struct GameRecord {
     /// The result for the first player: 1, 0 or -1.
     pub outcome: i8,
     /// The first ply that is a training position: 0, except in a game forked from its own
-    /// main line ([`super::config::RunConfig::fork_share`]), whose plies up to and including
-    /// the fork's random move would have the result of a game that left the line as their
-    /// value target.
+    /// main line ([`crate::alphazero::config::RunConfig::fork_share`]), whose plies up to and
+    /// including the fork's random move would have the result of a game that left the line as
+    /// their value target.
     pub trains_from: u32,
     /// The plies this game opened with uniformly at random
-    /// ([`super::config::RunConfig::random_opening_plies`]): the positions before them saw
-    /// the game go on at random. 0 in records from before it.
+    /// ([`crate::alphazero::config::RunConfig::random_opening_plies`]): the positions before
+    /// them saw the game go on at random. 0 in records from before it.
     pub random_plies: u32,
 }
 
