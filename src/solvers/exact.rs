@@ -3,7 +3,8 @@
 //! server's perfect-play overlay and `solver` player all read a game's solver through it; a
 //! game's facts ([`crate::catalog::Catalogued::exact`]) say which solver it has: the
 //! exhaustive one of the small games unless it names another (Connect Four's book-backed
-//! [`Oracle`]).
+//! [`Oracle`], or the alpha-beta [`super::negamax::NegamaxSolver`], which implements it in
+//! its own file).
 
 use std::time::Instant;
 

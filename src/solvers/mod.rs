@@ -1,7 +1,8 @@
 //! Perfect players: exact game-theoretic values. [`exhaustive`] searches the whole tree of the
 //! small games (tic-tac-toe, 4x4 Othello); [`connect4`] is a Pons-style solver with its opening
-//! book and cache in [`connect4_book`]; [`exact`] is the one interface every consumer reads them
-//! through.
+//! book and cache in [`connect4_book`]; [`negamax`] is alpha-beta with a table over any game,
+//! for trees too big to walk whole but with small proofs; [`exact`] is the one interface every
+//! consumer reads them through.
 //!
 //! ```
 //! use zero::games::{Connect4, Game};
@@ -17,3 +18,4 @@ pub mod connect4;
 pub mod connect4_book;
 pub mod exact;
 pub mod exhaustive;
+pub mod negamax;
