@@ -7,6 +7,7 @@ use rand::Rng;
 use serde::Serialize;
 
 use crate::core::rng::{rng_from_seed, Rng64};
+use crate::core::stop::Stop;
 use crate::games::{Game, Move};
 
 /// Something that picks moves in a game.
@@ -24,6 +25,10 @@ pub trait Agent<G: Game>: Send {
     fn analysis(&self) -> Option<Analysis> {
         None
     }
+    /// Hands the player a flag to look at while it chooses: once raised, a player that can
+    /// stop early moves at once with what it has (a tree search its best move so far); one
+    /// that cannot ignores it and finishes as usual.
+    fn set_stop(&mut self, _stop: Stop) {}
 }
 
 /// A searching player's view of the position it last moved in.

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use zero::catalog::{owners, Catalogued, Facts, Layout};
-use zero::games::{Connect4, Game, Move, Othello4, Player, Symmetry, TicTacToe};
+use zero::games::{Connect4, Game, Move, Othello4, Outcome, Player, Symmetry, TicTacToe};
 use zero::solvers::exhaustive::{solve_value, SolveTable};
 
 type Check = Result<(), TestCaseError>;
@@ -639,6 +639,35 @@ fn check_board<G: Catalogued>(choices: &[u32]) -> Check {
         for illegal in (0..G::NUM_ACTIONS as Move).filter(|&x| !pos.is_legal(x)) {
             prop_assert!(!pos.refusal(illegal).is_empty(), "{}: no refusal", at);
         }
+        check_winning_cells(next, &after, &at)?;
+    }
+    Ok(())
+}
+
+/// 7b. The cells a board marks at the end hold the winner's stones, each once, top row first
+///     as [`owners`] numbers them; a game not won (going on or drawn) marks none.
+fn check_winning_cells<G: Game>(pos: &G, cells: &[u8], at: &str) -> Check {
+    let marked = pos.winning_cells();
+    match pos.outcome() {
+        Some(Outcome::Win(p)) => {
+            let winner = p.index() as u8 + 1;
+            prop_assert!(
+                marked.windows(2).all(|w| w[0] < w[1]),
+                "{}: winning cells {:?} not each once in order",
+                at,
+                marked
+            );
+            for &c in &marked {
+                prop_assert!(
+                    c < cells.len() && cells[c] == winner,
+                    "{}: winning cell {} of {:?} is not the winner's",
+                    at,
+                    c,
+                    marked
+                );
+            }
+        }
+        _ => prop_assert!(marked.is_empty(), "{}: {:?} marked, no win", at, marked),
     }
     Ok(())
 }

@@ -89,9 +89,12 @@ fn play_out(addr: SocketAddr, mut view: Value) -> Value {
 }
 
 fn save_untrained_net<G: Game>(models: &Path, name: &str, seed: u64) {
+    save_untrained_arch::<G>(models, name, seed, Arch::resnet(1, 8));
+}
+
+fn save_untrained_arch<G: Game>(models: &Path, name: &str, seed: u64, arch: Arch) {
     let dir = models.join(G::NAME);
     std::fs::create_dir_all(&dir).unwrap();
-    let arch = Arch::resnet(1, 8);
     let net = Net::new_seeded(G::NAME, arch, Shape::of::<G>(), default_device(), seed).unwrap();
     net.save(&dir.join(format!("{name}.safetensors"))).unwrap();
 }
@@ -535,7 +538,12 @@ fn live_games_are_capped_and_idle_ones_expire() {
     }
     let full = post(addr, "/api/games", body.clone());
     assert_eq!(full.status, 429, "{}", full.text());
-    assert!(full.error().unwrap().contains("maximum of 3 live games"));
+    // Worded for a person, with no request to send.
+    let message = full.error().unwrap();
+    assert!(
+        message.contains("3 games are going on") && !message.contains("/api/"),
+        "{message}"
+    );
     // Untouched games expire; then there is room again.
     std::thread::sleep(Duration::from_millis(1200));
     assert_eq!(get(addr, &format!("/api/games/{first}")).status, 404);
@@ -1060,4 +1068,275 @@ fn perfect_play_answers_within_its_bound_and_too_many_at_once_are_refused() {
         get(addr, "/api/analysis?game=tictactoe&position=5").status,
         200
     );
+}
+
+/// Asks the engine of `game` (side `side`) to move on a thread of its own, and waits until it
+/// is seen thinking.
+fn engine_move_in_background(
+    addr: SocketAddr,
+    game: &str,
+    side: u64,
+) -> std::thread::JoinHandle<Answer> {
+    let g = game.to_string();
+    let waiting = std::thread::spawn(move || {
+        request(addr, "POST", &format!("/api/games/{g}/engine-move"), None).unwrap()
+    });
+    view_once_thinking(addr, game, side);
+    waiting
+}
+
+#[test]
+fn stop_makes_a_thinking_engine_move_now() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    // Nothing is thinking: nothing to stop.
+    let game = id(&new_game(
+        addr,
+        json!({"game": "connect4", "second": "mcts:50000"}),
+    ));
+    let answer = post(addr, &format!("/api/games/{game}/stop"), json!(null));
+    assert_eq!(answer.status, 409, "{}", answer.text());
+    assert_eq!(
+        answer.error().unwrap(),
+        "no engine is thinking in this game"
+    );
+    // A tree search stops and plays its best move so far, and says it was stopped.
+    let game = id(&new_game(
+        addr,
+        json!({"game": "connect4", "first": "mcts:20000", "second": "human"}),
+    ));
+    let waiting = engine_move_in_background(addr, &game, 0);
+    let stopping = post(addr, &format!("/api/games/{game}/stop"), json!(null));
+    assert_eq!(stopping.status, 200, "{}", stopping.text());
+    assert_eq!(stopping.json().unwrap()["thinking"]["stopping"], true);
+    let answer = waiting.join().unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let view = answer.json().unwrap();
+    let moved = &view["moves"][0];
+    assert_eq!(moved["stopped"], true);
+    let visits = moved["analysis"]["visits"].as_u64().unwrap();
+    assert!((2..20_000).contains(&visits), "{visits} visits");
+    assert!(view["thinking"].is_null());
+    // Its next search is not stopped: the flag is cleared for each move.
+    post(
+        addr,
+        &format!("/api/games/{game}/move"),
+        json!({"move": "4"}),
+    );
+    let done = request(
+        addr,
+        "POST",
+        &format!("/api/games/{game}/engine-move"),
+        None,
+    )
+    .unwrap();
+    let third = &done.json().unwrap()["moves"][2];
+    assert_eq!(third["stopped"], false);
+    assert_eq!(third["analysis"]["visits"], 20_000);
+    // The solver on the empty board, with no opening book, would take hours: stopped, it
+    // moves with a quick search instead of failing.
+    let solving = id(&new_game(
+        addr,
+        json!({"game": "connect4", "first": "solver", "second": "human"}),
+    ));
+    let waiting = engine_move_in_background(addr, &solving, 0);
+    assert_eq!(
+        post(addr, &format!("/api/games/{solving}/stop"), json!(null)).status,
+        200
+    );
+    let answer = waiting.join().unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let view = answer.json().unwrap();
+    assert_eq!(view["moves"][0]["stopped"], true);
+    assert_eq!(view["to_move"], 1);
+}
+
+#[test]
+fn a_won_game_marks_its_line_and_every_ply_can_be_seen_again() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    let game = id(&new_game(
+        addr,
+        json!({"game": "connect4", "first": "human", "second": "human"}),
+    ));
+    for m in ["1", "2", "1", "2", "1", "2"] {
+        let view = post(addr, &format!("/api/games/{game}/move"), json!({"move": m}))
+            .json()
+            .unwrap();
+        assert_eq!(view["winning_cells"], json!([]));
+    }
+    let view = post(
+        addr,
+        &format!("/api/games/{game}/move"),
+        json!({"move": "1"}),
+    )
+    .json()
+    .unwrap();
+    // Red's four in column 1, top row first as `cells` numbers them.
+    assert_eq!(view["result"]["text"], "Red wins");
+    assert_eq!(view["winning_cells"], json!([14, 21, 28, 35]));
+    for c in [14, 21, 28, 35] {
+        assert_eq!(view["cells"][c], 1);
+    }
+    // The board after each ply, view only: the game stays where it is.
+    let board = |ply: usize| get(addr, &format!("/api/games/{game}/board?ply={ply}"));
+    let start = board(0).json().unwrap();
+    assert!(start["cells"].as_array().unwrap().iter().all(|c| c == 0));
+    assert!(start["last_cell"].is_null());
+    let third = board(3).json().unwrap();
+    assert_eq!(third["last_cell"], 28);
+    let stones = third["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| *c != 0)
+        .count();
+    assert_eq!(stones, 3);
+    assert_eq!(third["winning_cells"], json!([]));
+    assert_eq!(
+        board(7).json().unwrap()["winning_cells"],
+        json!([14, 21, 28, 35])
+    );
+    let beyond = board(8);
+    assert_eq!(beyond.status, 400, "{}", beyond.text());
+    assert_eq!(board(7).json().unwrap()["cells"], view["cells"]);
+    let now = get(addr, &format!("/api/games/{game}")).json().unwrap();
+    assert_eq!(now["moves"].as_array().unwrap().len(), 7);
+    // Tic-tac-toe: X's top row.
+    let ttt = new_game(
+        addr,
+        json!({"game": "tictactoe", "first": "human", "second": "human", "position": "1425"}),
+    );
+    let won = post(
+        addr,
+        &format!("/api/games/{}/move", id(&ttt)),
+        json!({"move": "3"}),
+    )
+    .json()
+    .unwrap();
+    assert_eq!(won["winning_cells"], json!([0, 1, 2]));
+    assert_eq!(won["opening_plies"], 4);
+}
+
+#[test]
+fn the_solver_reviews_a_game_leaving_out_its_given_opening() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    // Given: X 1, O 2 (already lost for O), X 5, O 9. Played: X 3, which lets the win go.
+    let game = id(&new_game(
+        addr,
+        json!({"game": "tictactoe", "first": "human", "second": "human", "position": "1259"}),
+    ));
+    post(
+        addr,
+        &format!("/api/games/{game}/move"),
+        json!({"move": "3"}),
+    );
+    let review = get(addr, &format!("/api/games/{game}/review"));
+    assert_eq!(review.status, 200, "{}", review.text());
+    let r = review.json().unwrap();
+    assert_eq!(
+        (r["complete"].clone(), r["graded"].clone()),
+        (json!(true), json!(1))
+    );
+    assert_eq!(r["opening_plies"], 4);
+    let mistakes = r["mistakes"].as_array().unwrap();
+    assert_eq!(mistakes.len(), 1, "{r}");
+    let m = &mistakes[0];
+    assert_eq!(m["move_number"], 5);
+    assert_eq!(m["side_name"], "X");
+    assert_eq!(
+        (m["before"].clone(), m["after"].clone()),
+        (json!("win"), json!("draw"))
+    );
+    assert_eq!(m["position"], "1259");
+    let best: Vec<&str> = m["best"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_str().unwrap())
+        .collect();
+    assert!(best.contains(&"4") && best.contains(&"7"), "{best:?}");
+    assert!(r["summary"]
+        .as_str()
+        .unwrap()
+        .starts_with("1 mistake. X's first mistake was move 5 (3)"));
+    // Connect Four late in a game, played out by two people: graded on the shared solver.
+    let c4 = new_game(
+        addr,
+        json!({"game": "connect4", "first": "human", "second": "human",
+               "position": "2252576253462244111563365343671351441"}),
+    );
+    let end = play_out(addr, c4.clone());
+    let played = end["moves"].as_array().unwrap().len() - 37;
+    let r = get(addr, &format!("/api/games/{}/review", id(&c4)))
+        .json()
+        .unwrap();
+    assert_eq!(r["complete"], true, "{r}");
+    assert_eq!(r["graded"], played);
+    assert_eq!(r["position"], end["position"]);
+    // Refusals.
+    let bad = get(addr, &format!("/api/games/{game}/review?seconds=-1"));
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    assert_eq!(get(addr, "/api/games/nope/review").status, 404);
+}
+
+#[test]
+fn a_win_draw_loss_network_reports_them_beside_its_expected_score() {
+    let f = start(|_| {});
+    let addr = f.addr();
+    save_untrained_arch::<TicTacToe>(
+        f._models.path(),
+        "best",
+        1,
+        Arch::resnet(1, 8).with_wdl_head(),
+    );
+    save_untrained_net::<TicTacToe>(f._models.path(), "plain", 2);
+    // Any number of simulations, not only multiples of 50.
+    for (opponent, wdl) in [("best", true), ("model:plain", false)] {
+        let game = id(&new_game(
+            addr,
+            json!({"game": "tictactoe", "first": opponent, "second": "human", "sims": 16}),
+        ));
+        let view = request(
+            addr,
+            "POST",
+            &format!("/api/games/{game}/engine-move"),
+            None,
+        )
+        .unwrap()
+        .json()
+        .unwrap();
+        let a = &view["moves"][0]["analysis"];
+        assert_eq!(a["visits"], 16, "{a}");
+        assert!(a["expected_score"].is_number());
+        if wdl {
+            let p: Vec<f64> = ["win", "draw", "loss"]
+                .iter()
+                .map(|k| a["wdl"][k].as_f64().unwrap())
+                .collect();
+            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-4, "{a}");
+            assert!(p.iter().all(|&x| (0.0..=1.0).contains(&x)));
+        } else {
+            assert!(a["wdl"].is_null(), "{a}");
+        }
+    }
+}
+
+#[test]
+fn a_hundred_and_one_new_games_in_a_row_each_ending_the_last() {
+    let f = start(|c| c.max_games = 100);
+    let addr = f.addr();
+    let mut last: Option<String> = None;
+    for _ in 0..101 {
+        let game = id(&new_game(
+            addr,
+            json!({"game": "tictactoe", "second": "random"}),
+        ));
+        if let Some(previous) = last.replace(game) {
+            let a = request(addr, "DELETE", &format!("/api/games/{previous}"), None).unwrap();
+            assert_eq!(a.status, 204, "{}", a.text());
+        }
+    }
+    assert_eq!(get(addr, "/api/info").json().unwrap()["live_games"], 1);
 }

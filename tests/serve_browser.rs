@@ -1,12 +1,17 @@
 //! `zero serve`'s page in a real browser: headless Chromium driven through the DevTools
 //! protocol (chromiumoxide). A whole tic-tac-toe game against `solver` by clicking, a few
 //! Connect Four moves by clicking and by key, the engine's replies and analysis, refused
-//! clicks shown as messages, and the perfect-play overlay (with the README's screenshot).
+//! clicks shown as messages, and the perfect-play overlay (with the README's screenshot); on
+//! a phone's width (360 and 390 px) and a laptop's (1280 px), the board whole on the screen,
+//! whole games by clicking, the winning line marked, the moves stepped through, Stop, and a
+//! hundred and one New Games in a row.
 //!
 //! Chromium comes from `scripts/chromium.sh` (`./run-tests` sources it); the tests find it
 //! through `CHROME` or PATH, and fail when it is missing unless `ZERO_SKIP_BROWSER=1`. Set
 //! `ZERO_SCREENSHOT` to a path to keep the Connect Four screenshot (docs/serve-connect4.png),
-//! and `ZERO_SCREENSHOT_MODELS` to a run's models directory to take it against its `best`.
+//! and `ZERO_SCREENSHOT_MODELS` to a run's models directory to take it against its `best`;
+//! `ZERO_SCREENSHOT_DIR` to a folder (docs/figures) to keep the phone and laptop screenshots
+//! (serve-phone.png, serve-laptop.png).
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -65,6 +70,11 @@ struct Session {
     _dirs: [tempfile::TempDir; 3],
 }
 
+/// A laptop's screen, and two phones' (CSS pixels).
+const LAPTOP: (u32, u32) = (1280, 800);
+const PHONE: (u32, u32) = (390, 844);
+const SMALL_PHONE: (u32, u32) = (360, 740);
+
 impl Session {
     async fn open(chrome: &Path, hash: &str) -> Session {
         Session::open_with(chrome, hash, None).await
@@ -76,18 +86,35 @@ impl Session {
         hash: &str,
         dirs_given: Option<(PathBuf, PathBuf)>,
     ) -> Session {
+        Session::open_sized(chrome, hash, dirs_given, (1280, 860), |_| {}).await
+    }
+
+    /// A page of `size` (width, height; under 600 wide, as a phone), on a server whose
+    /// settings `change` adjusts.
+    async fn open_sized(
+        chrome: &Path,
+        hash: &str,
+        dirs_given: Option<(PathBuf, PathBuf)>,
+        size: (u32, u32),
+        change: impl FnOnce(&mut ServeConfig),
+    ) -> Session {
         let dirs = [(); 3].map(|_| tempfile::tempdir().unwrap());
         let (models, solver_dir) =
             dirs_given.unwrap_or_else(|| (dirs[0].path().into(), dirs[1].path().into()));
-        let config = ServeConfig {
+        let mut config = ServeConfig {
             models,
             solver_dir,
             ..ServeConfig::default()
         };
+        change(&mut config);
         let server = Server::start(config, SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).unwrap();
+        let phone = size.0 < 600;
         let viewport = Viewport {
-            width: 1280,
-            height: 860,
+            width: size.0,
+            height: size.1,
+            device_scale_factor: Some(1.0),
+            emulating_mobile: phone,
+            has_touch: phone,
             ..Viewport::default()
         };
         let browser_config = BrowserConfig::builder()
@@ -95,7 +122,7 @@ impl Session {
             // Root in a container has no sandbox to give Chromium.
             .no_sandbox()
             .user_data_dir(dirs[2].path())
-            .window_size(1280, 860)
+            .window_size(size.0, size.1)
             .viewport(viewport)
             .arg("--disable-gpu")
             .arg("--disable-dev-shm-usage")
@@ -224,6 +251,52 @@ impl Session {
         self.wait_for("!document.getElementById('message').hidden", 10)
             .await;
         self.text("#message").await
+    }
+
+    /// Whether the element is shown and its bounding box lies inside the viewport.
+    async fn inside_viewport(&self, selector: &str) -> bool {
+        self.eval(&format!(
+            "(() => {{ const e = document.querySelector(\"{selector}\"); if (!e) return false; \
+             const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && \
+             r.left >= 0 && r.top >= 0 && r.right <= window.innerWidth && \
+             r.bottom <= window.innerHeight; }})()"
+        ))
+        .await
+    }
+
+    /// The top of the element, in CSS pixels from the top of the page.
+    async fn top(&self, selector: &str) -> f64 {
+        self.eval(&format!(
+            "document.querySelector(\"{selector}\").getBoundingClientRect().top + window.scrollY"
+        ))
+        .await
+    }
+
+    /// The id of the game the page shows, as it keeps it for a reload.
+    async fn game_id(&self) -> String {
+        self.eval("(JSON.parse(sessionStorage.getItem('zero-game-play') || '{}') || {}).id || ''")
+            .await
+    }
+
+    /// How many stones the board shows.
+    async fn stones(&self) -> usize {
+        self.eval("document.querySelectorAll('#board .hole.p1, #board .hole.p2, #board .cell.p1, #board .cell.p2').length")
+            .await
+    }
+
+    /// Saves what the screen shows as `name` in `$ZERO_SCREENSHOT_DIR`, if set.
+    async fn keep_screenshot(&self, name: &str) {
+        let Some(dir) = std::env::var_os("ZERO_SCREENSHOT_DIR").map(PathBuf::from) else {
+            return;
+        };
+        let png = self
+            .page
+            .screenshot(ScreenshotParams::builder().build())
+            .await
+            .unwrap();
+        assert!(png.starts_with(b"\x89PNG"));
+        std::fs::write(dir.join(name), &png).unwrap();
+        eprintln!("screenshot: {}", dir.join(name).display());
     }
 
     async fn close(mut self) {
@@ -433,5 +506,217 @@ async fn watch_mode_and_the_training_page() {
             .await
     );
     assert!(s.text("#runs .run pre").await.contains("policy"));
+    s.close().await;
+}
+
+/// Clicks the first empty cell of a tic-tac-toe board, engine replies and all, to the end.
+async fn play_tic_tac_toe_to_the_end(s: &Session) -> String {
+    let empty = "[...document.querySelectorAll('#board [data-move]')].find(b => b.textContent === '').dataset.move";
+    for _ in 0..5 {
+        if s.eval::<bool>("!document.getElementById('result').hidden")
+            .await
+        {
+            break;
+        }
+        let cell: String = s.eval(empty).await;
+        s.play(&format!("#board [data-move='{cell}']")).await;
+    }
+    s.text("#result").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_and_a_laptop_the_board_fits_and_whole_games_play_by_clicking() {
+    let Some(chrome) = chrome_or_skip() else {
+        return;
+    };
+    for size in [SMALL_PHONE, PHONE, LAPTOP] {
+        let at = format!("{}x{}", size.0, size.1);
+        let s = Session::open_sized(&chrome, "#play", None, size, |_| {}).await;
+        // Simulations are asked for only where they apply: network players.
+        let sims_shown = |spec: &str| {
+            format!(
+                "(() => {{ const o = document.getElementById('opponent'); o.value = '{spec}'; \
+                 o.dispatchEvent(new Event('input')); \
+                 return !document.querySelector('.sims-field[data-for=opponent]').hidden; }})()"
+            )
+        };
+        assert!(!s.eval::<bool>(&sims_shown("solver")).await, "{at}");
+        assert!(s.eval::<bool>(&sims_shown("best")).await, "{at}");
+        // Two people at one Connect Four board; the whole board is on the screen.
+        s.start("connect4", "human").await;
+        assert!(
+            s.inside_viewport("#board").await,
+            "{at}: the board is cut off"
+        );
+        assert!(s.inside_viewport("#board .column:last-child").await, "{at}");
+        if size.0 < 600 {
+            assert!(
+                s.top("#board").await < s.top(".setup").await,
+                "{at}: the board comes first"
+            );
+        }
+        let board_top = s.top("#board").await;
+        for (k, column) in "1212121".chars().enumerate() {
+            s.click(&format!("#board [data-move='{column}']")).await;
+            s.wait_for(
+                &format!(
+                    "document.querySelectorAll('#moves li').length === {}",
+                    k + 1
+                ),
+                10,
+            )
+            .await;
+        }
+        s.wait_for("!document.getElementById('result').hidden", 10)
+            .await;
+        assert_eq!(s.text("#result").await, "Red wins", "{at}");
+        // The banner took no room of the board's: the board did not move.
+        assert_eq!(s.top("#board").await, board_top, "{at}: the board jumped");
+        assert!(s.inside_viewport("#board").await, "{at}");
+        // Red's four in column 1 are marked, and only they.
+        let marked: Vec<String> = s
+            .eval("[...document.querySelectorAll('#board .hole.win')].map(h => h.dataset.cell)")
+            .await;
+        assert_eq!(marked, ["14", "21", "28", "35"], "{at}");
+        // The moves can be stepped through, view only, and back.
+        s.click("#moves li:nth-child(3)").await;
+        s.wait_for("!document.getElementById('replay').hidden", 10)
+            .await;
+        assert_eq!(s.stones().await, 3, "{at}");
+        assert_eq!(s.text("#replay").await, "After move 3 of 7 (view only)");
+        assert_eq!(
+            s.eval::<usize>("document.querySelectorAll('#board .hole.win').length")
+                .await,
+            0
+        );
+        s.page
+            .find_element("body")
+            .await
+            .unwrap()
+            .press_key("ArrowRight")
+            .await
+            .unwrap();
+        s.wait_for(
+            "document.querySelectorAll('#board .hole.p1, #board .hole.p2').length === 4",
+            10,
+        )
+        .await;
+        s.click("#step-live").await;
+        s.wait_for("document.getElementById('replay').hidden", 10)
+            .await;
+        assert_eq!(s.stones().await, 7);
+        // The moves as the position string that `zero solve` and `zero review` read.
+        assert_eq!(
+            s.eval::<String>("document.getElementById('position-string').value")
+                .await,
+            "1212121"
+        );
+        s.click("#copy").await;
+        s.wait_for("document.getElementById('copy').textContent !== 'Copy'", 10)
+            .await;
+        // A whole game of tic-tac-toe against the solver, by clicking.
+        s.start("tictactoe", "solver").await;
+        assert!(s.inside_viewport("#board").await, "{at}");
+        let result = play_tic_tac_toe_to_the_end(&s).await;
+        assert!(
+            result == "Draw" || result == "O wins: you lose.",
+            "{at}: '{result}'"
+        );
+        assert!(s.inside_viewport("#board").await, "{at}");
+        if size == PHONE || size == LAPTOP {
+            // The screenshots: a game against an engine, its analysis beside (below) it.
+            s.start_from("connect4", "mcts:300", "first", "4453").await;
+            s.play("#board [data-move='3']").await;
+            let name = if size == PHONE {
+                "serve-phone.png"
+            } else {
+                "serve-laptop.png"
+            };
+            s.keep_screenshot(name).await;
+        }
+        s.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_makes_the_engine_move_now() {
+    let Some(chrome) = chrome_or_skip() else {
+        return;
+    };
+    // No opening book: the solver would need hours for its first move.
+    let s = Session::open_sized(&chrome, "#play", None, PHONE, |_| {}).await;
+    s.start("connect4", "solver").await;
+    s.click("#board [data-move='4']").await;
+    s.wait_for(
+        "!document.getElementById('stop').hidden && /^[0-9]+ s$/.test(document.getElementById('elapsed').textContent)",
+        10,
+    )
+    .await;
+    assert!(s.text("#status").await.contains("is thinking"));
+    assert!(s.inside_viewport("#stop").await);
+    s.click("#stop").await;
+    s.wait_for(
+        "document.querySelectorAll('#moves li').length === 2 && !document.body.classList.contains('thinking')",
+        60,
+    )
+    .await;
+    assert_eq!(s.text("#status").await, "Red to move");
+    assert!(
+        s.eval::<bool>("document.getElementById('stop').hidden")
+            .await
+    );
+    let stopped = s.text("#analysis .stopped").await;
+    assert!(stopped.starts_with("Stopped after"), "{stopped}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_and_one_new_games_in_a_row_are_never_refused() {
+    let Some(chrome) = chrome_or_skip() else {
+        return;
+    };
+    // The server's cap is 100 live games: each New game ends the one it replaces.
+    let s = Session::open_sized(&chrome, "#play", None, PHONE, |c| c.max_games = 100).await;
+    s.start("tictactoe", "human").await;
+    for k in 0..101 {
+        let before = s.game_id().await;
+        s.click("#again").await;
+        s.wait_for(
+            &format!(
+                "(JSON.parse(sessionStorage.getItem('zero-game-play') || '{{}}') || {{}}).id !== '{before}' \
+                 || !document.getElementById('message').hidden"
+            ),
+            10,
+        )
+        .await;
+        let message = s.text("#message").await;
+        assert!(
+            s.eval::<bool>("document.getElementById('message').hidden")
+                .await,
+            "New game {k} refused: {message}"
+        );
+    }
+    s.eval::<bool>(
+        "(() => { fetch('/api/info').then(r => r.json()).then(j => { window.liveGames = j.live_games; }); return true; })()",
+    )
+    .await;
+    s.wait_for("window.liveGames !== undefined", 10).await;
+    assert!(s.eval::<usize>("window.liveGames").await <= 2);
+    // A reload ends the game as the page goes and starts it again from its moves.
+    s.click("#board [data-move='5']").await;
+    s.wait_for(
+        "document.getElementById('position-string').value === '5'",
+        10,
+    )
+    .await;
+    let before = s.game_id().await;
+    s.page.reload().await.unwrap();
+    s.wait_for(
+        "document.querySelector('#board.tictactoe') && document.getElementById('position-string').value === '5'",
+        20,
+    )
+    .await;
+    assert_ne!(s.game_id().await, before);
+    assert_eq!(s.stones().await, 1);
     s.close().await;
 }

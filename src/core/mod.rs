@@ -1,11 +1,13 @@
 //! Layer 1, what every other module shares and that knows nothing of games or players: the
 //! seeded generator and named seed streams ([`rng`]), files that appear atomically and
 //! checked binary containers ([`files`]), one writer per run directory ([`lock`]), the process's memory ([`memory`]), the progress sink library code reports through
-//! ([`progress`]), and thread-count defaults ([`threads`]).
+//! ([`progress`]), thread-count defaults ([`threads`]), and the flag that asks a long search
+//! to stop early ([`stop`]).
 
 pub mod files;
 pub mod lock;
 pub mod memory;
 pub mod progress;
 pub mod rng;
+pub mod stop;
 pub mod threads;

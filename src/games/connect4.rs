@@ -239,6 +239,28 @@ impl Game for Connect4 {
                 - (opponent & centre).count_ones() as i32);
         (score as f32 / 64.0).tanh()
     }
+    fn winning_cells(&self) -> Vec<usize> {
+        if !self.won {
+            return Vec::new();
+        }
+        // The stones of the player who just moved; a cell is marked when it starts a run of
+        // four in some direction, and so are the three after it.
+        let own = self.current ^ self.mask;
+        let mut marked = 0u64;
+        for shift in [1, H1, H1 - 1, H1 + 1] {
+            let pairs = own & (own >> shift);
+            let starts = pairs & (pairs >> (2 * shift));
+            for k in 0..4 {
+                marked |= starts << (k * shift);
+            }
+        }
+        let mut cells: Vec<usize> = (0..WIDTH * H1)
+            .filter(|&bit| marked >> bit & 1 != 0)
+            .map(|bit| (HEIGHT - 1 - bit % H1) * WIDTH + bit / H1)
+            .collect();
+        cells.sort_unstable();
+        cells
+    }
     fn display(&self) -> String {
         let mut s = String::new();
         s.push_str(" 1 2 3 4 5 6 7\n");
@@ -325,6 +347,21 @@ mod tests {
             Some(Outcome::Win(Player::Second))
         );
         assert!(pos("12234334544").legal_moves().is_empty());
+    }
+
+    #[test]
+    fn the_winning_line_is_marked_top_row_first() {
+        // Cells are numbered as `encode` lays them out: row 0 at the top, column 1 on the left.
+        assert_eq!(pos("1212121").winning_cells(), vec![14, 21, 28, 35]);
+        assert_eq!(pos("1122334").winning_cells(), vec![35, 36, 37, 38]);
+        assert_eq!(pos("12234334544").winning_cells(), vec![17, 23, 29, 35]);
+        assert_eq!(pos("43321221411").winning_cells(), vec![14, 22, 30, 38]);
+        assert_eq!(pos("71212121").winning_cells(), vec![14, 21, 28, 35]);
+        // Five in a row: all five; the loser's three in a row above are not marked.
+        assert_eq!(pos("112244553").winning_cells(), vec![35, 36, 37, 38, 39]);
+        assert!(pos("121212").winning_cells().is_empty());
+        let draw = pos("121212343434565656777777212121434343656565");
+        assert!(draw.winning_cells().is_empty());
     }
 
     #[test]

@@ -122,6 +122,13 @@ pub trait Game: Clone + Debug + Send + Sync + PartialEq + Eq + Hash + 'static {
         0.0
     }
 
+    /// The cells of the line (or lines) that won the game, top row first in the indexing of
+    /// [`Game::encode`]'s planes: what a board marks at the end. Empty while the game goes on,
+    /// after a draw, and in games whose wins are not lines (the default).
+    fn winning_cells(&self) -> Vec<usize> {
+        Vec::new()
+    }
+
     /// The board as a person reads it.
     fn display(&self) -> String;
     /// Parses a move the way a person types it (`4`, `b2`, `pass`).

@@ -120,6 +120,17 @@ impl Game for TicTacToe {
             })
             .collect()
     }
+    fn winning_cells(&self) -> Vec<usize> {
+        let Some(winner) = self.winner() else {
+            return Vec::new();
+        };
+        let own = self.stones(winner);
+        let lines = LINES
+            .iter()
+            .filter(|&&l| own & l == l)
+            .fold(0, |a, &l| a | l);
+        (0..9).filter(|&i| lines >> i & 1 != 0).collect()
+    }
     /// Each empty cell shows the digit that plays it, the notation of the prompts and moves.
     fn display(&self) -> String {
         let mut s = String::new();
@@ -190,6 +201,20 @@ mod tests {
             q.play(m);
             reachable(q, seen);
         }
+    }
+
+    #[test]
+    fn the_winning_line_is_marked() {
+        let pos = |s: &str| TicTacToe::parse_position(s).unwrap();
+        // X on 1 2 3 (the top row), O on 4 5.
+        assert_eq!(pos("14253").winning_cells(), vec![0, 1, 2]);
+        // O down the middle column.
+        assert_eq!(pos("123548").winning_cells(), vec![1, 4, 7]);
+        // X's last stone in the centre completes both diagonals at once.
+        assert_eq!(pos("123476985").winning_cells(), vec![0, 2, 4, 6, 8]);
+        assert!(pos("1234").winning_cells().is_empty());
+        // A draw has no line.
+        assert!(pos("519328746").winning_cells().is_empty());
     }
 
     #[test]

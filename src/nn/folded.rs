@@ -17,7 +17,7 @@ use tch::{nn, Device, Kind, TchError, Tensor};
 
 use super::arch::{ModelMeta, Shape};
 use super::evaluator::Evaluator;
-use super::layers::{channels_last, value_from_head, Bn, Compute, Conv};
+use super::layers::{channels_last, is_wdl_output, value_from_head, Bn, Compute, Conv};
 use super::net::{evaluate_batch, Net};
 use super::resnet::ResnetBody;
 
@@ -183,6 +183,51 @@ impl InferenceNet {
     /// Policy logits `[n, actions]` and values `[n]` for inputs `[n, planes, h, w]`, as
     /// [`Net::forward`] computes them in inference.
     pub fn forward(&self, xs: &Tensor) -> Result<(Tensor, Tensor), TchError> {
+        let (policy, value) = self.forward_heads(xs)?;
+        Ok((policy, value_from_head(&value)?))
+    }
+
+    /// The win, draw and loss probabilities of one encoded position (`inputs`, as
+    /// [`crate::games::Game::encode`] writes it) for the mover, from a network with a
+    /// win/draw/loss value head; `None` for a network with one value.
+    pub fn win_draw_loss(&self, inputs: &[f32]) -> Result<Option<[f32; 3]>> {
+        let shape = self.meta.shape;
+        if inputs.len() != shape.input_size() {
+            return Err(anyhow!(
+                "{} inputs for a position of {}",
+                inputs.len(),
+                shape.input_size()
+            ));
+        }
+        let _guard = tch::no_grad_guard();
+        let run = || -> Result<Option<[f32; 3]>, TchError> {
+            let dims = [
+                1,
+                shape.planes as i64,
+                shape.height as i64,
+                shape.width as i64,
+            ];
+            let xs = Tensor::f_from_slice(inputs)?
+                .f_view(dims)?
+                .f_to_device(self.device)?;
+            let (_, value) = self.forward_heads(&xs)?;
+            if !is_wdl_output(&value) {
+                return Ok(None);
+            }
+            let p = value
+                .f_softmax(-1, Kind::Float)?
+                .f_to_device(Device::Cpu)?
+                .f_contiguous()?;
+            let mut wdl = [0.0f32; 3];
+            p.f_copy_data(&mut wdl, 3)?;
+            Ok(Some(wdl))
+        };
+        run().map_err(|e| anyhow!("the network failed on a position: {e}"))
+    }
+
+    /// Policy logits `[n, actions]` and the value head's last layer's output `[n, outputs]`
+    /// (one number before tanh, or win/draw/loss logits).
+    fn forward_heads(&self, xs: &Tensor) -> Result<(Tensor, Tensor), TchError> {
         let mut x = xs.f_to_kind(self.trunk.kind)?;
         if self.trunk.channels_last {
             // Once: every convolution's output keeps the layout of its input.
@@ -208,8 +253,7 @@ impl InferenceNet {
         let policy = policy_fc.f_forward(&policy)?;
         let value = value_conv.f_forward(&x)?.f_relu()?.f_flatten(1, -1)?;
         let value = value_fc1.f_forward(&value)?.f_relu()?;
-        let value = value_from_head(&value_fc2.f_forward(&value)?)?;
-        Ok((policy, value))
+        Ok((policy, value_fc2.f_forward(&value)?))
     }
 
     /// As [`Net::evaluate`]: softmax policies over all actions and values of `n` positions.
@@ -298,6 +342,32 @@ mod tests {
         let (mut fp, mut fv) = (vec![0.0; n * a], vec![0.0; n]);
         folded.evaluate(&x, n, &mut fp, &mut fv).unwrap();
         (largest_difference(&p, &fp), largest_difference(&v, &fv))
+    }
+
+    #[test]
+    fn win_draw_loss_add_up_to_one_and_agree_with_the_value() {
+        let net = trained_statistics(Arch::resnet(1, 16).with_wdl_head(), 4);
+        let folded = InferenceNet::new(&net).unwrap();
+        let (isz, a) = (
+            Shape::of::<Connect4>().input_size(),
+            Shape::of::<Connect4>().actions,
+        );
+        let x = boards(3, 5);
+        let (mut p, mut v) = (vec![0.0; 3 * a], vec![0.0; 3]);
+        folded.evaluate(&x, 3, &mut p, &mut v).unwrap();
+        for i in 0..3 {
+            let [w, d, l] = folded
+                .win_draw_loss(&x[i * isz..(i + 1) * isz])
+                .unwrap()
+                .unwrap();
+            assert!((w + d + l - 1.0).abs() < 1e-5 && w.min(d).min(l) >= 0.0);
+            // The value is the expected result, win minus loss.
+            assert!((w - l - v[i]).abs() < 1e-5, "{w} {l} {}", v[i]);
+        }
+        // A network with one value has no such head; a wrong input size is an error.
+        let plain = InferenceNet::new(&trained_statistics(Arch::resnet(1, 16), 4)).unwrap();
+        assert_eq!(plain.win_draw_loss(&x[..isz]).unwrap(), None);
+        assert!(folded.win_draw_loss(&x[..isz - 1]).is_err());
     }
 
     #[test]

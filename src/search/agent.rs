@@ -3,9 +3,10 @@
 
 use anyhow::Result;
 
-use super::mcts::{search, LeafEvaluator, MctsConfig, RolloutEvaluator, Tree};
+use super::mcts::{search_until, LeafEvaluator, MctsConfig, RolloutEvaluator, Tree};
 use crate::agent::{Agent, Analysis};
 use crate::core::rng::{mix64, rng_from_seed, Rng64};
+use crate::core::stop::Stop;
 use crate::games::{Game, Move};
 
 /// Tree search with some leaf evaluator, as a player.
@@ -19,6 +20,8 @@ pub struct SearchAgent<G: Game, E: LeafEvaluator<G>> {
     random_plies: u32,
     /// The search behind the last move, for [`Agent::analysis`].
     last: Option<Analysis>,
+    /// Raised: the search plays its best move so far.
+    stop: Option<Stop>,
 }
 
 impl<G: Game, E: LeafEvaluator<G>> SearchAgent<G, E> {
@@ -32,6 +35,7 @@ impl<G: Game, E: LeafEvaluator<G>> SearchAgent<G, E> {
             rng: rng_from_seed(0),
             random_plies: 0,
             last: None,
+            stop: None,
         }
     }
     pub fn with_random_plies(mut self, plies: u32) -> Self {
@@ -69,12 +73,13 @@ impl<G: Game, E: LeafEvaluator<G> + Send> Agent<G> for SearchAgent<G, E> {
         if self.tree.root_pos() != pos {
             self.tree.reset(pos.clone());
         }
-        search(
+        search_until(
             &mut self.tree,
             &mut self.eval,
             self.sims,
             self.batch,
             &mut self.rng,
+            self.stop.as_ref(),
         )?;
         let temperature = if (pos.ply() as u32) < self.random_plies {
             1.0
@@ -96,6 +101,9 @@ impl<G: Game, E: LeafEvaluator<G> + Send> Agent<G> for SearchAgent<G, E> {
     }
     fn analysis(&self) -> Option<Analysis> {
         self.last.clone()
+    }
+    fn set_stop(&mut self, stop: Stop) {
+        self.stop = Some(stop);
     }
 }
 
@@ -138,5 +146,25 @@ mod tests {
         assert!(a.value > 0.5, "a won position: {}", a.value);
         agent.new_game(4);
         assert!(agent.analysis().is_none());
+    }
+
+    #[test]
+    fn a_raised_stop_plays_the_best_move_found_so_far() {
+        let mut agent = rollout_agent::<TicTacToe>(50_000);
+        let stop = Stop::new();
+        agent.set_stop(stop.clone());
+        agent.new_game(3);
+        stop.raise();
+        // Even the shortest search finds a legal move, and says how little it searched.
+        let pos = TicTacToe::new();
+        let m = agent.choose(&pos).unwrap();
+        assert!(pos.is_legal(m));
+        let a = agent.analysis().unwrap();
+        assert!(a.visits < 50_000 && a.visits >= 2, "{} visits", a.visits);
+        // Cleared, the next search runs to its number of simulations.
+        stop.clear();
+        agent.new_game(3);
+        agent.choose(&pos).unwrap();
+        assert_eq!(agent.analysis().unwrap().visits, 50_000);
     }
 }

@@ -15,58 +15,22 @@ use serde::{Deserialize, Serialize};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
+use super::app::{blocking, App};
 use super::assets;
-use super::engine::{self, parse_seat, Engines};
+use super::engine::{self, parse_seat};
 use super::errors::{json_errors, ApiError, BODY_LIMIT};
-use super::perfect::{perfect_scores, PerfectCache, PerfectView};
-use super::sessions::{lock, Sessions};
-use super::solver_pool::SharedSolvers;
+use super::game_routes;
+use super::perfect::{perfect_scores, PerfectView};
+use super::sessions::lock;
 use super::table::{new_table, NewTable};
 use super::training;
 use super::views::GameView;
-use super::ServeConfig;
 use crate::catalog::Facts;
 use crate::core::rng::SeedStream;
 use crate::games::GameKind;
 
 /// Seeds of games that do not name one, under the server's seed.
 const GAME_SEEDS: SeedStream = SeedStream::new(0x9a3e_5eed_5e55_1011);
-
-/// What every request shares.
-pub struct App {
-    pub config: ServeConfig,
-    pub sessions: Sessions,
-    pub engines: Engines,
-    pub perfect: PerfectCache,
-    /// Perfect-play analyses running at once: each holds a blocking thread (and waits for a
-    /// solver) for up to its time bound, so a client asking for many cannot take them all.
-    analyses: tokio::sync::Semaphore,
-}
-
-/// Analyses at once, for each shared solver.
-const ANALYSES_PER_SOLVER: usize = 4;
-
-impl App {
-    pub fn new(config: ServeConfig) -> App {
-        let solvers = Arc::new(SharedSolvers::new(
-            config.solver_dir.clone(),
-            config.solvers,
-        ));
-        App {
-            sessions: Sessions::new(config.max_games, config.idle, config.seed),
-            engines: Engines::new(
-                config.models.clone(),
-                config.search,
-                config.symmetries,
-                solvers,
-                config.solver_seconds,
-            ),
-            perfect: PerfectCache::default(),
-            analyses: tokio::sync::Semaphore::new(config.solvers.max(1) * ANALYSES_PER_SOLVER),
-            config,
-        }
-    }
-}
 
 type Shared = State<Arc<App>>;
 
@@ -83,6 +47,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/games/{id}/engine-move", post(engine_move))
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/analysis", get(game_analysis))
+        .route("/api/games/{id}/stop", post(game_routes::stop))
+        .route("/api/games/{id}/board", get(game_routes::board))
+        .route("/api/games/{id}/review", get(game_routes::review))
         .route("/api/analysis", get(analysis))
         .route("/api/training", get(training_runs))
         .route("/api/training/{game}/chart.svg", get(training_chart))
@@ -103,15 +70,6 @@ pub async fn sweep_idle_games(app: Arc<App>) {
         tokio::time::sleep(every).await;
         app.sessions.expire();
     }
-}
-
-/// Runs `work` on a blocking thread.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ApiError::internal(format!("a worker thread failed: {e}")))?
 }
 
 async fn no_route(method: Method, uri: Uri) -> ApiError {

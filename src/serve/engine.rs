@@ -20,6 +20,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::agent::Agent;
 use crate::catalog::{pretrained_model, Catalogued};
+use crate::core::stop::Stop;
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, InferenceNet, InferenceServer, Net, Shape};
 use crate::players::{network_player, search_for, BuildContext, PlayerSpec};
@@ -131,14 +132,16 @@ pub fn parse_seat(text: &str, sims: Option<u32>) -> Result<Seat, ApiError> {
     Ok(Seat::Engine { spec, sims })
 }
 
-/// A game's engine: its player, and the shared network it is a client of, kept alive for as
-/// long as the player (the field order drops the client first, so the network's thread,
-/// when this was its last user, finds no client left and ends at once).
+/// A game's engine: its player, its stop flag, and the shared network it is a client of, kept
+/// alive for as long as the player (the field order drops the client first, so the network's
+/// thread, when this was its last user, finds no client left and ends at once).
 pub struct Engine<G: Game> {
     pub agent: Box<dyn Agent<G>>,
     /// The tree search a network player plays (none for other players).
     pub search: Option<SearchKind>,
-    _model: Option<Arc<SharedModel>>,
+    /// The agent's stop flag: raised, a searching player moves at once with what it has.
+    pub stop: Stop,
+    model: Option<Arc<SharedModel>>,
 }
 
 impl<G: Game> Engine<G> {
@@ -147,14 +150,27 @@ impl<G: Game> Engine<G> {
         Engine {
             agent,
             search: None,
-            _model: None,
+            stop: Stop::new(),
+            model: None,
         }
+    }
+
+    /// The network's own win, draw and loss probabilities for the mover in `pos`, for a
+    /// network with that head (one forward pass, no search); `None` for other players.
+    pub fn win_draw_loss(&self, pos: &G) -> Option<[f32; 3]> {
+        let net = self.model.as_ref()?.wdl.as_ref()?;
+        let mut inputs = vec![0.0; G::input_size()];
+        pos.encode(&mut inputs);
+        // What the page shows beside the move: a failure here costs only that figure.
+        lock(net).win_draw_loss(&inputs).ok().flatten()
     }
 }
 
-/// A network owned by its inference thread.
+/// A network owned by its inference thread; for a network with a win/draw/loss head, a copy
+/// that reads those three figures of a position (the inference thread answers values only).
 pub struct SharedModel {
     server: InferenceServer,
+    wdl: Option<Mutex<InferenceNet>>,
 }
 
 /// A loaded model and the file it came from, as it was then (modified time and length).
@@ -226,6 +242,7 @@ impl Engines {
             other => plain::<G>(other)?,
         };
         engine.agent.new_game(seed);
+        engine.agent.set_stop(engine.stop.clone());
         Ok(Some(engine))
     }
 
@@ -245,7 +262,8 @@ impl Engines {
         Ok(Engine {
             agent: network_player::<G, _>(client, search, &ctx),
             search: Some(search.kind),
-            _model: Some(model),
+            stop: Stop::new(),
+            model: Some(model),
         })
     }
 
@@ -285,11 +303,15 @@ impl Engines {
         }
         // Loaded outside the lock, so that other games are not held up by it; two games that
         // load the same new file at once each load it, and the later one stays cached.
-        let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device())
-            .and_then(|net| InferenceNet::new(&net))
-            .map_err(|e| ApiError::bad(format!("model '{name}': {e:#}")))?;
+        let bad = |e: anyhow::Error| ApiError::bad(format!("model '{name}': {e:#}"));
+        let net = Net::load(&path, G::NAME, Shape::of::<G>(), default_device()).map_err(bad)?;
+        let wdl = match net.meta.arch.has_wdl_head() {
+            true => Some(Mutex::new(InferenceNet::new(&net).map_err(bad)?)),
+            false => None,
+        };
         let model = Arc::new(SharedModel {
-            server: InferenceServer::start_padded(net, MAX_BATCH),
+            server: InferenceServer::start_padded(InferenceNet::new(&net).map_err(bad)?, MAX_BATCH),
+            wdl,
         });
         let replaced = lock(&self.nets).insert(
             key,

@@ -2,13 +2,16 @@
 //! (HTML, CSS and JavaScript in [`assets`], compiled into the binary, nothing fetched from the
 //! internet) speaks the JSON API of [`api`], which scripts can use too.
 //!
-//! - [`sessions`]: the live games, capped in number, expiring when idle.
+//! - [`app`]: what every request shares; [`sessions`]: the live games, capped in number,
+//!   expiring when idle.
 //! - [`table`]: one game, its moves and its seats; [`views`]: how the API shows it. What the
 //!   page needs of each game beyond that (title, board, sides, move names) is the game's
 //!   facts in [`crate::catalog`], which `/api/info` hands over.
 //! - [`engine`]: the players a request may name and how games share networks (one inference
 //!   thread per model) and dear exact solvers, Connect Four's ([`solver_pool`]).
-//! - [`perfect`]: the "perfect play" overlay, every move's exact result within a time bound.
+//! - [`perfect`]: the "perfect play" overlay, every move's exact result within a time bound;
+//!   [`review`]: the solver's verdict on a whole game, as `zero review` gives it.
+//! - [`game_routes`]: stopping a thinking engine, the board after any ply, the review.
 //! - [`training`]: a run's figures from `zero report`, for the training page.
 //! - [`client`] and [`load`]: a small HTTP client and the load test of `zero bench serve`.
 //!
@@ -16,13 +19,16 @@
 //! blocking thread, so a slow engine holds up only its own game.
 
 pub mod api;
+pub mod app;
 pub mod assets;
 pub mod client;
 pub mod config;
 pub mod engine;
 pub mod errors;
+pub mod game_routes;
 pub mod load;
 pub mod perfect;
+pub mod review;
 pub mod sessions;
 pub mod solver_pool;
 pub mod table;
@@ -39,7 +45,7 @@ use anyhow::{anyhow, Context, Result};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 
-use api::App;
+use app::App;
 pub use config::ServeConfig;
 
 /// How long in-flight requests may still run after a stop is asked for.

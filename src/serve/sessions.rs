@@ -13,6 +13,16 @@ use super::errors::ApiError;
 use super::table::Table;
 use crate::core::rng::mix64;
 
+/// A span of time as people say it: `30 minutes`, `1 minute`, `45 seconds`.
+fn minutes(d: Duration) -> String {
+    match d.as_secs() {
+        60 => "1 minute".into(),
+        s if s >= 60 && s % 60 == 0 => format!("{} minutes", s / 60),
+        1 => "1 second".into(),
+        s => format!("{s} seconds"),
+    }
+}
+
 /// A live game and when it was last asked for.
 pub struct Session {
     pub table: Box<dyn Table>,
@@ -61,10 +71,10 @@ impl Sessions {
         ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             format!(
-                "the server has its maximum of {} live games; a game expires after {} s \
-                 untouched (or DELETE /api/games/ID ends one): try again later",
+                "The server is busy: {} games are going on, its most at once. A game left \
+                 alone ends after {}; please try again later.",
                 self.max,
-                self.idle.as_secs()
+                minutes(self.idle)
             ),
         )
     }
@@ -104,11 +114,16 @@ impl Sessions {
         Ok(session)
     }
 
-    /// Ends the game `id`; an engine still thinking for it finishes alone.
+    /// Ends the game `id`; an engine still thinking for it is asked to stop, and finishes
+    /// alone.
     pub fn remove(&self, id: &str) -> Result<(), ApiError> {
         let removed = self.games().remove(id);
         match removed {
-            Some(_) => Ok(()),
+            Some(session) => {
+                // Nothing is thinking: nothing to stop.
+                let _ = lock(&session).table.stop();
+                Ok(())
+            }
             None => Err(self.unknown(id)),
         }
     }

@@ -18,7 +18,9 @@ use rand::Rng;
 use crate::agent::Agent;
 use crate::catalog::Catalogued;
 use crate::core::rng::{rng_from_seed, Rng64};
+use crate::core::stop::Stop;
 use crate::games::{GameKind, Move};
+use crate::search::alphabeta::AlphaBetaAgent;
 use crate::solvers::connect4_book::OutOfTime;
 use crate::solvers::exact::Exact;
 
@@ -90,21 +92,36 @@ impl<G: Catalogued> SolverPool<G> {
         deadline: Instant,
         work: impl FnOnce(&mut dyn Exact<G>) -> Result<T>,
     ) -> Result<T> {
+        self.with_solver_until(deadline, None, work)
+    }
+
+    /// [`Self::with_solver`], also ending (waiting or searching) once `stop` is raised, with
+    /// [`OutOfTime`] as at the deadline.
+    pub fn with_solver_until<T>(
+        &self,
+        deadline: Instant,
+        stop: Option<&Stop>,
+        work: impl FnOnce(&mut dyn Exact<G>) -> Result<T>,
+    ) -> Result<T> {
         let mut lent = Lent {
             pool: self,
-            solver: Some(self.borrow(deadline)?),
+            solver: Some(self.borrow(deadline, stop)?),
         };
         let solver = lent
             .solver
             .as_mut()
             .ok_or_else(|| anyhow!("no solver was lent"))?;
         solver.set_deadline(Some(deadline));
+        solver.set_stop(stop.cloned());
         work(solver.as_mut())
     }
 
-    fn borrow(&self, deadline: Instant) -> Result<Box<dyn Exact<G>>> {
+    fn borrow(&self, deadline: Instant, stop: Option<&Stop>) -> Result<Box<dyn Exact<G>>> {
         let mut state = lock(&self.state);
         loop {
+            if stop.is_some_and(Stop::is_raised) {
+                return Err(OutOfTime.into());
+            }
             if let Some(solver) = state.free.pop() {
                 return Ok(solver);
             }
@@ -116,9 +133,13 @@ impl<G: Catalogued> SolverPool<G> {
                     lock(&self.state).made -= 1;
                 });
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            let mut left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(OutOfTime.into());
+            }
+            if stop.is_some() {
+                // A raised flag wakes no one: look at it every little while.
+                left = left.min(STOP_POLL);
             }
             state = self
                 .returned
@@ -142,6 +163,7 @@ impl<G: Catalogued> Drop for Lent<'_, G> {
         match self.solver.take() {
             Some(mut solver) if !std::thread::panicking() => {
                 solver.set_deadline(None);
+                solver.set_stop(None);
                 state.free.push(solver);
             }
             _ => state.made -= 1,
@@ -150,12 +172,21 @@ impl<G: Catalogued> Drop for Lent<'_, G> {
     }
 }
 
+/// How often a search waiting for a solver looks at its stop flag.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+/// The depth of the quick alpha-beta search that moves for a solver stopped by a person.
+pub const STOPPED_SOLVER_DEPTH: u32 = 6;
+
 /// The `solver` player on the shared pool: among the optimal moves (the fastest win, or the
-/// slowest loss), one at random with its seeded generator.
+/// slowest loss), one at random with its seeded generator. Stopped (its [`Stop`] raised), it
+/// gives up the solve and plays the move of a quick alpha-beta search
+/// ([`STOPPED_SOLVER_DEPTH`] plies) instead, the best it can do at once.
 pub struct PooledSolver<G: Catalogued> {
     pool: Arc<SolverPool<G>>,
     seconds: Duration,
     rng: Rng64,
+    stop: Option<Stop>,
 }
 
 impl<G: Catalogued> PooledSolver<G> {
@@ -165,7 +196,15 @@ impl<G: Catalogued> PooledSolver<G> {
             pool,
             seconds,
             rng: rng_from_seed(0),
+            stop: None,
         }
+    }
+
+    /// The quick search's move, for a solve a person stopped.
+    fn quick_move(&mut self, pos: &G) -> Result<Move> {
+        let mut quick = AlphaBetaAgent::<G>::new(STOPPED_SOLVER_DEPTH);
+        quick.new_game(self.rng.random());
+        quick.choose(pos)
     }
 }
 
@@ -178,8 +217,14 @@ impl<G: Catalogued> Agent<G> for PooledSolver<G> {
             bail!("no legal move: the game is over");
         }
         let deadline = Instant::now() + self.seconds;
-        let found = self.pool.with_solver(deadline, |s| s.best_moves(pos));
+        let stop = self.stop.clone();
+        let found = self
+            .pool
+            .with_solver_until(deadline, stop.as_ref(), |s| s.best_moves(pos));
         let moves = match found {
+            Err(e) if e.is::<OutOfTime>() && stop.as_ref().is_some_and(Stop::is_raised) => {
+                return self.quick_move(pos)
+            }
             Err(e) if e.is::<OutOfTime>() => bail!(
                 "the solver could not find its move within {:.1} s: {}",
                 self.seconds.as_secs_f64(),
@@ -188,6 +233,9 @@ impl<G: Catalogued> Agent<G> for PooledSolver<G> {
             other => other?,
         };
         Ok(moves[self.rng.random_range(0..moves.len())])
+    }
+    fn set_stop(&mut self, stop: Stop) {
+        self.stop = Some(stop);
     }
 }
 
@@ -222,5 +270,28 @@ mod tests {
             })
             .unwrap_err();
         assert!(e.is::<OutOfTime>(), "{e}");
+    }
+
+    #[test]
+    fn a_stopped_solver_moves_at_once_with_a_quick_search() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = SharedSolvers::new(dir.path().into(), 1);
+        let pool = shared.pool::<Connect4>().unwrap();
+        let mut player = PooledSolver::new(pool.clone(), Duration::from_secs(600));
+        let stop = Stop::new();
+        player.set_stop(stop.clone());
+        // The empty board takes hours to solve without a book; stopped, it still moves, and
+        // the alpha-beta fallback is the same move for the same seed.
+        stop.raise();
+        player.new_game(5);
+        let m = player.choose(&Connect4::new()).unwrap();
+        assert!(Connect4::new().is_legal(m));
+        player.new_game(5);
+        assert_eq!(player.choose(&Connect4::new()).unwrap(), m);
+        // Cleared, it solves again: the win at once in column 1.
+        stop.clear();
+        let pos = Connect4::parse_position("121212").unwrap();
+        assert_eq!(player.choose(&pos).unwrap(), 0);
+        assert_eq!(lock(&pool.state).made, 1);
     }
 }

@@ -16,10 +16,13 @@ use axum::http::StatusCode;
 
 use super::engine::{Engine, Engines, Seat};
 use super::errors::ApiError;
-use super::views::{analysis_view, GameView, MoveView, ResultView, SideView, ThinkingView};
+use super::views::{
+    analysis_view, BoardView, GameView, MoveView, ResultView, SideView, ThinkingView,
+};
 use crate::agent::Analysis;
 use crate::catalog::{owners, side_name, Catalogued};
 use crate::core::rng::SeedStream;
+use crate::core::stop::Stop;
 use crate::core::threads::panic_message;
 use crate::games::{Game, GameKind, Move, Outcome, Player};
 
@@ -42,6 +45,12 @@ pub trait Table: Send {
     fn begin_engine_move(&mut self) -> Result<EngineJob, ApiError>;
     /// Puts the engine back and plays its move.
     fn finish_engine_move(&mut self, done: EngineDone) -> Result<(), ApiError>;
+    /// Asks the engine that is thinking to move now with what it has found.
+    fn stop(&mut self) -> Result<(), ApiError>;
+    /// The board after `ply` plies (view only: the game stays where it is).
+    fn board_at(&self, ply: usize) -> Result<BoardView, ApiError>;
+    /// Plies at the start that the game was given rather than played.
+    fn opening_plies(&self) -> usize;
 }
 
 /// An engine's move to compute, on a thread of its own.
@@ -59,6 +68,10 @@ impl EngineJob {
 pub struct EngineDone {
     ticket: u64,
     outcome: Result<(Move, Option<Analysis>), String>,
+    /// The network's win/draw/loss figures of the position, where it has them.
+    wdl: Option<[f32; 3]>,
+    /// It was asked to stop while it thought.
+    stopped: bool,
     /// The `Engine<G>` back; none if it panicked (it may be half-updated).
     engine: Option<Box<dyn Any + Send>>,
     seconds: f64,
@@ -79,17 +92,23 @@ enum Slot<G: Game> {
     Broken(String),
 }
 
+/// A move and, for an engine's, what it thought, how long it took and whether it was stopped.
+#[derive(Default)]
 struct Played {
     m: Move,
     by_engine: bool,
     analysis: Option<Analysis>,
+    wdl: Option<[f32; 3]>,
     seconds: Option<f64>,
+    stopped: bool,
 }
 
 struct Thinking {
     side: Player,
     since: Instant,
     ticket: u64,
+    /// The thinking engine's flag.
+    stop: Stop,
 }
 
 /// A game of `G` with its seats.
@@ -102,6 +121,8 @@ pub struct GameTable<G: Catalogued> {
     seats: [SeatState<G>; 2],
     thinking: Option<Thinking>,
     tickets: u64,
+    /// Moves given with the game (`position`), not played in it.
+    opening: usize,
 }
 
 /// What a new game is: its kind, id, seats, seed, and the moves already played.
@@ -123,7 +144,7 @@ pub fn new_table(spec: NewTable, engines: &Engines) -> Result<Box<dyn Table>, Ap
 
 /// The moves of a position written as the game's `parse_position` reads it: each move is the
 /// one legal move whose written form comes next.
-fn moves_of<G: Game>(text: &str) -> Result<Vec<Move>, ApiError> {
+pub(super) fn moves_of<G: Game>(text: &str) -> Result<Vec<Move>, ApiError> {
     if text.len() > 200 {
         return Err(ApiError::bad("a position is at most 200 characters"));
     }
@@ -174,9 +195,13 @@ impl<G: Catalogued> GameTable<G> {
             seats: [seat(0)?, seat(1)?],
             thinking: None,
             tickets: 0,
+            opening: moves.len(),
         };
         for m in moves {
-            table.push(m, false, None, None);
+            table.push(Played {
+                m,
+                ..Played::default()
+            });
         }
         Ok(table)
     }
@@ -193,8 +218,9 @@ impl<G: Catalogued> GameTable<G> {
         }
     }
 
-    /// Plays `m` (legal), tells the engines that are in, and records it.
-    fn push(&mut self, m: Move, by_engine: bool, analysis: Option<Analysis>, seconds: Option<f64>) {
+    /// Plays `played.m` (legal), tells the engines that are in, and records it.
+    fn push(&mut self, played: Played) {
+        let m = played.m;
         let before = self.current().clone();
         let mut after = before.clone();
         after.play(m);
@@ -207,12 +233,7 @@ impl<G: Catalogued> GameTable<G> {
             }
         }
         self.history.push(after);
-        self.moves.push(Played {
-            m,
-            by_engine,
-            analysis,
-            seconds,
-        });
+        self.moves.push(played);
     }
 
     fn move_view(&self, i: usize) -> MoveView {
@@ -223,9 +244,13 @@ impl<G: Catalogued> GameTable<G> {
             side: before.to_move().index() as u8,
             text: before.format_move(played.m),
             by_engine: played.by_engine,
-            cell: (0..now.len()).find(|&c| was[c] == 0 && now[c] != 0),
+            cell: new_stone(&was, &now),
             seconds: played.seconds,
-            analysis: played.analysis.as_ref().map(|a| analysis_view(a, before)),
+            stopped: played.stopped,
+            analysis: played
+                .analysis
+                .as_ref()
+                .map(|a| analysis_view(a, before, played.wdl)),
         }
     }
 
@@ -256,6 +281,12 @@ impl<G: Catalogued> GameTable<G> {
     }
 }
 
+/// The cell a move put a stone on (top row first), from the boards before and after it; none
+/// for a pass.
+fn new_stone(was: &[u8], now: &[u8]) -> Option<usize> {
+    (0..now.len()).find(|&c| was[c] == 0 && now[c] != 0)
+}
+
 /// An engine's move, on the job's thread: a panic in the engine is caught and reported, and
 /// the engine, which it may have left half-updated, is not given back.
 fn think<G: Catalogued>(mut engine: Engine<G>, pos: G, ticket: u64) -> EngineDone {
@@ -264,6 +295,12 @@ fn think<G: Catalogued>(mut engine: Engine<G>, pos: G, ticket: u64) -> EngineDon
         let m = engine.agent.choose(&pos)?;
         anyhow::Ok((m, engine.agent.analysis()))
     }));
+    let seconds = started.elapsed().as_secs_f64();
+    let stopped = engine.stop.is_raised();
+    let wdl = match &found {
+        Ok(Ok((_, Some(_)))) => engine.win_draw_loss(&pos),
+        _ => None,
+    };
     let (outcome, engine) = match found {
         Ok(Ok(found)) => (Ok(found), Some(engine)),
         Ok(Err(e)) => (Err(format!("{e:#}")), Some(engine)),
@@ -275,8 +312,10 @@ fn think<G: Catalogued>(mut engine: Engine<G>, pos: G, ticket: u64) -> EngineDon
     EngineDone {
         ticket,
         outcome,
+        wdl,
+        stopped,
         engine: engine.map(|e| Box::new(e) as Box<dyn Any + Send>),
-        seconds: started.elapsed().as_secs_f64(),
+        seconds,
     }
 }
 
@@ -317,9 +356,12 @@ impl<G: Catalogued> Table for GameTable<G> {
                 },
                 text: Self::result_text(o),
             }),
+            winning_cells: pos.winning_cells(),
+            opening_plies: self.opening,
             thinking: self.thinking.as_ref().map(|t| ThinkingView {
                 side: t.side.index() as u8,
                 seconds: t.since.elapsed().as_secs_f64(),
+                stopping: t.stop.is_raised(),
             }),
             status: self.status(),
         }
@@ -369,7 +411,10 @@ impl<G: Catalogued> Table for GameTable<G> {
         if !pos.is_legal(m) {
             return Err(ApiError::bad(pos.refusal(m)));
         }
-        self.push(m, false, None, None);
+        self.push(Played {
+            m,
+            ..Played::default()
+        });
         Ok(())
     }
 
@@ -389,6 +434,7 @@ impl<G: Catalogued> Table for GameTable<G> {
         };
         self.moves.truncate(self.moves.len() - n);
         self.history.truncate(self.moves.len() + 1);
+        self.opening = self.opening.min(self.moves.len());
         Ok(())
     }
 
@@ -406,7 +452,10 @@ impl<G: Catalogued> Table for GameTable<G> {
         let side = pos.to_move();
         let seat = &mut self.seats[side.index()];
         let engine = match std::mem::replace(&mut seat.slot, Slot::Thinking) {
-            Slot::Ready(engine) => engine,
+            Slot::Ready(engine) => {
+                engine.stop.clear();
+                engine
+            }
             other => {
                 let refusal = match &other {
                     Slot::Human => ApiError::conflict(format!(
@@ -428,6 +477,7 @@ impl<G: Catalogued> Table for GameTable<G> {
             side,
             since: Instant::now(),
             ticket,
+            stop: engine.stop.clone(),
         });
         Ok(EngineJob {
             work: Box::new(move || think(engine, pos, ticket)),
@@ -453,7 +503,14 @@ impl<G: Catalogued> Table for GameTable<G> {
         };
         match done.outcome {
             Ok((m, analysis)) if self.current().is_legal(m) => {
-                self.push(m, true, analysis, Some(done.seconds));
+                self.push(Played {
+                    m,
+                    by_engine: true,
+                    analysis,
+                    wdl: done.wdl,
+                    seconds: Some(done.seconds),
+                    stopped: done.stopped,
+                });
                 Ok(())
             }
             Ok((m, _)) => Err(ApiError::internal(format!(
@@ -465,6 +522,40 @@ impl<G: Catalogued> Table for GameTable<G> {
                 format!("{label} could not move: {why}"),
             )),
         }
+    }
+
+    fn stop(&mut self) -> Result<(), ApiError> {
+        match &self.thinking {
+            Some(t) => {
+                t.stop.raise();
+                Ok(())
+            }
+            None => Err(ApiError::conflict("no engine is thinking in this game")),
+        }
+    }
+
+    fn board_at(&self, ply: usize) -> Result<BoardView, ApiError> {
+        let Some(pos) = self.history.get(ply) else {
+            return Err(ApiError::bad(format!(
+                "ply {ply}: this game has {} moves",
+                self.moves.len()
+            )));
+        };
+        let cells = owners(pos);
+        let last_cell = match ply {
+            0 => None,
+            _ => new_stone(&owners(&self.history[ply - 1]), &cells),
+        };
+        Ok(BoardView {
+            ply,
+            cells,
+            last_cell,
+            winning_cells: pos.winning_cells(),
+        })
+    }
+
+    fn opening_plies(&self) -> usize {
+        self.opening
     }
 }
 

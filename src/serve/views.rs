@@ -27,6 +27,10 @@ pub struct GameView {
     pub moves: Vec<MoveView>,
     pub position: String,
     pub result: Option<ResultView>,
+    /// The cells of the winning line (or lines), top row first as `cells`; empty unless won.
+    pub winning_cells: Vec<usize>,
+    /// Plies at the start that were given (`position` when the game was made), not played.
+    pub opening_plies: usize,
     pub thinking: Option<ThinkingView>,
     /// One sentence for people: whose turn, who is thinking, who won.
     pub status: String,
@@ -49,6 +53,8 @@ pub struct MoveView {
     /// The cell the stone went to (top row first); none for a pass.
     pub cell: Option<usize>,
     pub seconds: Option<f64>,
+    /// The engine was asked to stop and moved with what it had found by then.
+    pub stopped: bool,
     pub analysis: Option<AnalysisView>,
 }
 
@@ -63,6 +69,16 @@ pub struct AnalysisView {
     /// Simulations behind it (0: the network alone, its policy).
     pub visits: u32,
     pub top: Vec<TopMove>,
+    /// The network's own win, draw and loss probabilities for the mover before the search,
+    /// where it has that head; none for other engines.
+    pub wdl: Option<WinDrawLoss>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct WinDrawLoss {
+    pub win: f32,
+    pub draw: f32,
+    pub loss: f32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -84,10 +100,24 @@ pub struct ResultView {
 pub struct ThinkingView {
     pub side: u8,
     pub seconds: f64,
+    /// Asked to stop: its move comes at once.
+    pub stopping: bool,
 }
 
-/// What the page shows of an engine's analysis of `pos`, the position it moved in.
-pub fn analysis_view<G: Game>(a: &Analysis, pos: &G) -> AnalysisView {
+/// The board as it was after some ply of a game, for stepping through it.
+#[derive(Clone, Debug, Serialize)]
+pub struct BoardView {
+    /// Plies played: 0 the start, the game's number of moves its position now.
+    pub ply: usize,
+    pub cells: Vec<u8>,
+    /// The cell of the move that led here; none at the start or after a pass.
+    pub last_cell: Option<usize>,
+    pub winning_cells: Vec<usize>,
+}
+
+/// What the page shows of an engine's analysis of `pos`, the position it moved in, with its
+/// network's win/draw/loss figures there.
+pub fn analysis_view<G: Game>(a: &Analysis, pos: &G, wdl: Option<[f32; 3]>) -> AnalysisView {
     let value = a.value.clamp(-1.0, 1.0);
     let verdict = match value {
         v if v >= 0.5 => "thinks it is winning",
@@ -110,5 +140,6 @@ pub fn analysis_view<G: Game>(a: &Analysis, pos: &G) -> AnalysisView {
                 share,
             })
             .collect(),
+        wdl: wdl.map(|[win, draw, loss]| WinDrawLoss { win, draw, loss }),
     }
 }

@@ -13,6 +13,7 @@ use anyhow::Result;
 use super::connect4::{stones_to_end, Position};
 use super::connect4_book::Oracle;
 use super::exhaustive::{best_moves, solve_value, SolveTable};
+use crate::core::stop::Stop;
 use crate::games::{Connect4, Game, Move};
 use crate::search::{plies_to_end, score_sign};
 
@@ -34,6 +35,9 @@ pub trait Exact<G: Game>: Send {
     /// Makes searches stop at `deadline` (never, with `None`): a search past it fails with
     /// [`crate::solvers::connect4_book::OutOfTime`]. Solvers that always finish fast ignore it.
     fn set_deadline(&mut self, _deadline: Option<Instant>) {}
+    /// Makes searches also stop once `stop` is raised, failing as at the deadline (`None`:
+    /// no flag). Solvers that always finish fast ignore it.
+    fn set_stop(&mut self, _stop: Option<Stop>) {}
 }
 
 /// The small games: the whole tree below a position, each position solved once.
@@ -84,5 +88,8 @@ impl Exact<Connect4> for Oracle {
     }
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         Oracle::set_deadline(self, deadline);
+    }
+    fn set_stop(&mut self, stop: Option<Stop>) {
+        Oracle::set_stop(self, stop);
     }
 }

@@ -8,6 +8,7 @@ use rand::Rng;
 use super::select::Selection;
 use super::tree::{Leaf, Tree};
 use crate::core::rng::{rng_from_seed, Rng64};
+use crate::core::stop::Stop;
 use crate::games::Game;
 
 /// Batches in a row that found no leaf to evaluate before a search gives up: only a tree whose
@@ -78,6 +79,26 @@ pub fn search<G: Game, E: LeafEvaluator<G>>(
     batch: usize,
     rng: &mut Rng64,
 ) -> Result<()> {
+    search_until(tree, eval, sims, batch, rng, None)
+}
+
+/// Simulations a search runs before it heeds a stop: enough that the root's moves have been
+/// looked at (a root with no visited child has no move to play).
+const MIN_SIMS_BEFORE_STOP: u32 = 2;
+
+/// [`search`], ending early once `stop` is raised (looked at between batches): the tree then
+/// holds fewer visits, and its best move so far is the one to play.
+pub fn search_until<G: Game, E: LeafEvaluator<G>>(
+    tree: &mut Tree<G>,
+    eval: &mut E,
+    sims: u32,
+    batch: usize,
+    rng: &mut Rng64,
+    stop: Option<&Stop>,
+) -> Result<()> {
+    let stopped = |tree: &Tree<G>| {
+        stop.is_some_and(Stop::is_raised) && tree.root_visits() >= MIN_SIMS_BEFORE_STOP.min(sims)
+    };
     let mut leaves: Vec<Leaf<G>> = Vec::with_capacity(batch);
     let mut positions: Vec<G> = Vec::with_capacity(batch);
     let mut policies = vec![0.0; batch * G::NUM_ACTIONS];
@@ -85,7 +106,7 @@ pub fn search<G: Game, E: LeafEvaluator<G>>(
     tree.set_budget(sims);
     tree.noise_root_once(rng);
     let mut stalls = 0;
-    while tree.root_visits() < sims {
+    while tree.root_visits() < sims && !stopped(tree) {
         leaves.clear();
         positions.clear();
         while leaves.len() < batch && tree.root_visits() < sims {

@@ -26,6 +26,6 @@ mod select;
 mod tree;
 
 pub use config::{MctsConfig, PlaySearch, SearchKind};
-pub use evaluators::{search, LeafEvaluator, RolloutEvaluator, UniformEvaluator};
+pub use evaluators::{search, search_until, LeafEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use select::Selection;
 pub use tree::{Leaf, Tree};

@@ -15,11 +15,15 @@ const state = {
   mode: "play",      // play | watch
   info: null,        // GET /api/info
   game: null,        // the game's view, as the server last sent it
-  busy: false,       // an engine-move request is out
+  busyFor: null,     // the game whose engine-move request is out
+  thinkingSince: 0,  // when that request went out (the page's clock)
+  tick: null,        // the timer that shows the seconds since
   paused: false,     // watch mode
-  perfectFor: null,  // the position the overlay shows
+  perfectFor: null,  // the position the overlay is being solved for
   perfect: null,
   timer: null,
+  replay: null,      // stepping through the game: the board after some ply (view only)
+  review: null,      // the solver's review, for the game and position it was asked for
 };
 
 async function api(method, path, body) {
@@ -32,7 +36,7 @@ async function api(method, path, body) {
   try {
     response = await fetch(path, options);
   } catch (e) {
-    throw new Error("the server cannot be reached (" + e.message + ")");
+    throw new Error("The server cannot be reached. Is zero serve still running?");
   }
   if (response.status === 204) return null;
   let data = null;
@@ -76,6 +80,18 @@ function defaultOpponent(game) {
   return pageEngines(game)[0];
 }
 
+// Network players are the ones that take a number of simulations.
+function isNetwork(spec) {
+  return /^\s*(best|latest|model:)/.test(spec);
+}
+
+// Each Simulations field shows only while its player is a network.
+function showSimsFields() {
+  for (const label of document.querySelectorAll(".sims-field")) {
+    label.hidden = !isNetwork($(label.dataset.for).value);
+  }
+}
+
 function fillGames() {
   const select = $("game");
   select.textContent = "";
@@ -100,12 +116,14 @@ function fillPlayers() {
   $("opponent").value = defaultOpponent(game);
   $("engine-a").value = defaultOpponent(game);
   $("engine-b").value = pageEngines(game)[1];
+  showSimsFields();
 }
 
 async function loadInfo() {
   try {
     state.info = await api("GET", "/api/info");
     $("players-help").textContent = "Players: " + state.info.players + ".";
+    for (const id of ["sims", "sims-a", "sims-b"]) $(id).max = String(state.info.limits.network_sims);
   } catch (e) {
     showMessage(e.message);
   }
@@ -113,14 +131,15 @@ async function loadInfo() {
   fillPlayers();
 }
 
-function simsValue(id) {
+// The number in a Simulations field: none when empty or when it does not apply.
+function simsValue(id, spec) {
   const v = $(id).value.trim();
-  return v === "" ? null : Number(v);
+  if (v === "" || !isNetwork(spec)) return null;
+  return Number(v);
 }
 
-async function startGame() {
-  showMessage("");
-  stopWatching();
+// What the form asks for, as POST /api/games reads it.
+function newGameBody() {
   const game = $("game").value;
   let body;
   if (state.mode === "play") {
@@ -130,21 +149,49 @@ async function startGame() {
       game,
       first: human === "first" ? "human" : engine,
       second: human === "first" ? engine : "human",
-      sims: simsValue("sims"),
+      sims: simsValue("sims", engine),
     };
   } else {
-    body = {
-      game, first: $("engine-a").value.trim(), second: $("engine-b").value.trim(),
-      first_sims: simsValue("sims-a"), second_sims: simsValue("sims-b"),
-    };
+    const a = $("engine-a").value.trim(), b = $("engine-b").value.trim();
+    body = { game, first: a, second: b, first_sims: simsValue("sims-a", a), second_sims: simsValue("sims-b", b) };
   }
+  const sims = [body.sims, body.first_sims, body.second_sims].find((s) => s !== undefined && s !== null && !(Number.isInteger(s) && s >= 0));
+  if (sims !== undefined) throw new Error("Simulations: give a whole number from 0 up.");
   body.position = $("position").value.trim();
+  return body;
+}
+
+// The game this mode shows ends on the server: a page that moves on leaves nothing behind.
+function endGame(id) {
+  if (!id) return;
+  fetch("/api/games/" + id, { method: "DELETE", keepalive: true }).catch(() => {});
+}
+
+function remember(view, body) {
+  const saved = JSON.parse(sessionStorage.getItem("zero-game-" + state.mode) || "null");
+  const spec = body || (saved && saved.id === view.id ? saved.spec : null);
+  sessionStorage.setItem("zero-game-" + state.mode, JSON.stringify({ id: view.id, spec, position: view.position }));
+}
+
+async function startGame() {
+  showMessage("");
+  stopWatching();
+  let body;
+  try { body = newGameBody(); } catch (e) { showMessage(e.message); return; }
+  const previous = state.game;
   try {
     const view = await api("POST", "/api/games", body);
-    sessionStorage.setItem("zero-game-" + state.mode, view.id);
+    // The game it replaces ends (its engine, if thinking, is stopped): it is not shown again.
+    if (previous) endGame(previous.id);
+    state.game = null;
+    remember(view, body);
     state.paused = false;
+    state.replay = null;
+    state.review = null;
     $("pause").textContent = "Pause";
     show(view);
+    // On a narrow screen the form is under the board: bring the board back into view.
+    document.querySelector(".board-area").scrollIntoView({ block: "nearest" });
     next();
   } catch (e) {
     showMessage(e.message);
@@ -160,7 +207,7 @@ function engineToMove(view) {
 // Asks the engine to move when it is its turn (in watch mode, after the pause).
 function next() {
   const view = state.game;
-  if (!engineToMove(view) || state.busy) return;
+  if (!engineToMove(view) || state.busyFor === view.id) return;
   if (state.mode === "watch") {
     if (state.paused) return;
     clearTimeout(state.timer);
@@ -172,28 +219,57 @@ function next() {
 
 async function engineMove() {
   const view = state.game;
-  if (!engineToMove(view) || state.busy) return;
-  state.busy = true;
-  document.body.classList.add("thinking");
-  const side = view.sides[view.to_move];
-  $("status").textContent = side.name + " (" + side.player + ") is thinking";
+  if (!engineToMove(view) || state.busyFor === view.id) return;
   const id = view.id;
+  state.busyFor = id;
+  thinking(view);
+  // Done with this request; another game's may be out by now, and keeps its display.
+  const done = () => { if (state.busyFor === id) { state.busyFor = null; thinking(null); } };
   try {
     const after = await api("POST", "/api/games/" + id + "/engine-move");
+    done();
     if (state.game && state.game.id === id) show(after);
   } catch (e) {
-    showMessage(e.message);
-    refresh();
-  } finally {
-    state.busy = false;
-    document.body.classList.remove("thinking");
+    done();
+    if (state.game && state.game.id === id) { showMessage(e.message); refresh(); }
   }
-  if (state.game && state.game.id === id) next();
+  next();
+}
+
+// While the engine thinks: who, for how long, and the Stop button.
+function thinking(view) {
+  clearInterval(state.tick);
+  const on = !!view;
+  document.body.classList.toggle("thinking", on);
+  $("stop").hidden = !on;
+  $("stop").disabled = false;
+  $("elapsed").hidden = !on;
+  if (!on) return;
+  const side = view.sides[view.to_move];
+  $("status").textContent = side.name + " (" + side.player + ") is thinking";
+  state.thinkingSince = Date.now() - 1000 * ((view.thinking && view.thinking.seconds) || 0);
+  const show = () => { $("elapsed").textContent = Math.floor((Date.now() - state.thinkingSince) / 1000) + " s"; };
+  show();
+  state.tick = setInterval(show, 250);
+}
+
+async function stopEngine() {
+  const view = state.game;
+  if (!view) return;
+  $("stop").disabled = true;
+  $("status").textContent = "Moving now…";
+  try {
+    await api("POST", "/api/games/" + view.id + "/stop");
+  } catch (e) {
+    // It had already moved: the move is on its way.
+    if (e.status !== 409) showMessage(e.message);
+  }
 }
 
 async function humanMove(move) {
   const view = state.game;
-  if (!view) { showMessage("start a game first"); return; }
+  if (!view) { showMessage("Start a game first: press New game or Start."); return; }
+  if (state.replay) { showMessage("You are looking at an earlier move: press Back to the game (or Esc) to play."); return; }
   try {
     const after = await api("POST", "/api/games/" + view.id + "/move", { move });
     showMessage("");
@@ -208,6 +284,7 @@ async function undo() {
   const view = state.game;
   if (!view) return;
   try {
+    state.replay = null;
     show(await api("POST", "/api/games/" + view.id + "/undo"));
     showMessage("");
   } catch (e) {
@@ -225,6 +302,28 @@ function stopWatching() {
   state.timer = null;
 }
 
+// ---------- stepping through the game (view only) ----------
+
+async function stepTo(ply) {
+  const view = state.game;
+  if (!view) return;
+  const plies = view.moves.length;
+  ply = Math.max(0, Math.min(plies, ply));
+  if (ply === plies) { state.replay = null; show(view); return; }
+  try {
+    const board = await api("GET", "/api/games/" + view.id + "/board?ply=" + ply);
+    if (state.game !== view) return;
+    state.replay = board;
+    show(view);
+  } catch (e) {
+    showMessage(e.message);
+  }
+}
+
+function shownPly(view) {
+  return state.replay ? state.replay.ply : view.moves.length;
+}
+
 // ---------- drawing ----------
 
 function humanToMove(view) {
@@ -232,13 +331,18 @@ function humanToMove(view) {
 }
 
 function show(view) {
+  if (state.game && state.game.id !== view.id) { state.replay = null; state.review = null; }
+  if (state.replay && state.replay.ply >= view.moves.length) state.replay = null;
   state.game = view;
+  remember(view);
   drawStatus(view);
   drawBoard(view);
   drawMoves(view);
   drawAnalysis(view);
   drawOtherMoves(view);
   drawKeysHint(view);
+  drawPosition(view);
+  drawReview(view);
   requestPerfect(view);
 }
 
@@ -247,7 +351,7 @@ function drawOtherMoves(view) {
   const box = $("other-moves");
   box.textContent = "";
   const g = gameInfo(view.game);
-  if (!g || !humanToMove(view)) return;
+  if (!g || !humanToMove(view) || state.replay) return;
   for (const move of g.other_moves) {
     if (!view.legal.includes(move)) continue;
     const b = el("button", "", move.charAt(0).toUpperCase() + move.slice(1));
@@ -268,7 +372,7 @@ function keyMoves(view) {
 function drawKeysHint(view) {
   const keys = keyMoves(view);
   $("keys-hint").hidden = keys.length === 0;
-  if (keys.length) $("keys-hint").textContent = "Keys " + keys[0] + "–" + keys[keys.length - 1] + " drop a stone in a column.";
+  if (keys.length) $("keys-hint").textContent = "Keys " + keys[0] + "–" + keys[keys.length - 1] + " drop a stone in a column; ← and → step through the moves.";
 }
 
 // The game's colours, as CSS variables on an element: the board's, an empty cell's, and
@@ -281,7 +385,7 @@ function paint(e, g) {
 }
 
 function drawStatus(view) {
-  $("status").textContent = view.status;
+  if (state.busyFor !== view.id) $("status").textContent = view.status;
   const dot = $("turn-dot");
   const g = gameInfo(view.game);
   dot.textContent = "";
@@ -301,18 +405,22 @@ function drawStatus(view) {
     result.textContent = text;
     result.hidden = false;
   } else {
+    // The banner's room stays (see the CSS), so the board never moves when it shows.
+    result.textContent = "";
     result.hidden = true;
   }
-}
-
-function lastCell(view) {
-  const last = view.moves[view.moves.length - 1];
-  return last ? last.cell : null;
+  const replay = $("replay");
+  replay.hidden = !state.replay;
+  if (state.replay) {
+    replay.textContent = state.replay.ply === 0
+      ? "The start of the game (view only)"
+      : "After move " + state.replay.ply + " of " + view.moves.length + " (view only)";
+  }
 }
 
 function perfectBadge(move) {
   const p = state.perfect;
-  if (!p || !state.game || p.position !== state.game.position) return null;
+  if (!p || !state.game || p.position !== state.game.position || state.replay) return null;
   const found = p.moves.find((m) => m.move === move);
   if (!found) return null;
   const result = found.result || "unknown";
@@ -325,6 +433,13 @@ function perfectBadge(move) {
   return b;
 }
 
+// What the board shows: the game now, or the board after an earlier ply.
+function shownBoard(view) {
+  if (state.replay) return state.replay;
+  const last = view.moves[view.moves.length - 1];
+  return { cells: view.cells, last_cell: last ? last.cell : null, winning_cells: view.winning_cells };
+}
+
 function drawBoard(view) {
   const board = $("board");
   board.textContent = "";
@@ -333,18 +448,25 @@ function drawBoard(view) {
   if (row) row.remove();
   if (!g) return;
   // The game's name is a class too, for whoever styles or tests one game.
-  board.className = "board " + g.layout + " " + g.board.stones + " " + view.game;
+  board.className = "board " + g.layout + " " + g.board.stones + " " + view.game + (state.replay ? " replaying" : "");
   board.dataset.position = view.position;
   paint(board, g);
-  board.style.setProperty("--cols", String(view.cols));
-  const size = g.layout === "columns" ? Math.min(64, Math.floor(448 / view.cols)) : Math.min(110, Math.floor(336 / view.cols));
-  board.style.setProperty("--size", size + "px");
-  if (g.layout === "columns") drawColumns(view, g, board); else drawCells(view, g, board);
+  // The columns, and the largest a cell gets: the CSS makes cells smaller to fit the width
+  // (the board and the overlay's row below it alike).
+  const area = board.parentElement;
+  area.style.setProperty("--cols", String(view.cols));
+  area.style.setProperty("--max-size", (g.layout === "columns" ? 64 : Math.min(110, Math.floor(336 / view.cols))) + "px");
+  const shown = shownBoard(view);
+  if (g.layout === "columns") drawColumns(view, g, board, shown); else drawCells(view, g, board, shown);
+}
+
+function holeClass(shown, i) {
+  const v = shown.cells[i];
+  return (v ? " p" + v : "") + (i === shown.last_cell ? " last" : "") + (shown.winning_cells.includes(i) ? " win" : "");
 }
 
 // A board of columns: a click drops a stone in the column; the overlay's badges go below it.
-function drawColumns(view, g, board) {
-  const last = lastCell(view);
+function drawColumns(view, g, board, shown) {
   for (let c = 0; c < view.cols; c++) {
     const move = g.moves[c];
     const col = el("div", "column");
@@ -353,7 +475,7 @@ function drawColumns(view, g, board) {
     for (let r = 0; r < view.rows; r++) {
       const i = r * view.cols + c;
       const slot = el("div", "slot");
-      const hole = el("div", "hole" + (view.cells[i] ? " p" + view.cells[i] : "") + (i === last ? " last" : ""));
+      const hole = el("div", "hole" + holeClass(shown, i));
       hole.dataset.cell = String(i);
       slot.appendChild(hole);
       col.appendChild(slot);
@@ -363,8 +485,6 @@ function drawColumns(view, g, board) {
   }
   const row = el("div", "column-badges");
   row.id = "perfect-row";
-  row.style.setProperty("--cols", String(view.cols));
-  row.style.setProperty("--size", board.style.getPropertyValue("--size"));
   if ($("perfect").checked) {
     for (let c = 0; c < view.cols; c++) {
       const slot = el("div");
@@ -378,9 +498,8 @@ function drawColumns(view, g, board) {
 
 // A board of cells: a click plays the cell's move. Legal cells are marked when some empty
 // cell is not legal (Othello's), not when every one is (tic-tac-toe's).
-function drawCells(view, g, board) {
-  const last = lastCell(view);
-  const humanTurn = humanToMove(view);
+function drawCells(view, g, board, shown) {
+  const humanTurn = humanToMove(view) && !state.replay;
   const empty = view.cells.filter((v) => !v).length;
   const onBoard = view.legal.filter((m) => g.moves.includes(m)).length;
   const markLegal = humanTurn && onBoard < empty;
@@ -388,8 +507,8 @@ function drawCells(view, g, board) {
     for (let c = 0; c < view.cols; c++) {
       const i = r * view.cols + c;
       const move = g.moves[i];
-      const v = view.cells[i];
-      const cell = el("button", "cell" + (v ? " p" + v : "") + (i === last ? " last" : ""));
+      const v = shown.cells[i];
+      const cell = el("button", "cell" + holeClass(shown, i));
       if (v && g.board.stones === "marks") cell.textContent = g.sides[v - 1].mark;
       if (v && g.board.stones === "discs") cell.appendChild(el("div", "disc p" + v));
       if (!v && markLegal && view.legal.includes(move)) cell.classList.add("legal");
@@ -410,28 +529,79 @@ function drawCells(view, g, board) {
 function drawMoves(view) {
   const list = $("moves");
   list.textContent = "";
+  const at = shownPly(view);
   view.moves.forEach((m, k) => {
-    const li = el("li", k === view.moves.length - 1 ? "last" : "");
+    const li = el("li", (k === at - 1 ? "last" : "") + (k < view.opening_plies ? " given" : ""));
     li.appendChild(el("span", "n", m.ply + "."));
     li.appendChild(document.createTextNode(view.sides[m.side].name + " " + m.move));
-    li.title = m.by_engine ? "engine" + (m.seconds !== null ? ", " + m.seconds.toFixed(2) + " s" : "") : "person";
+    let title = m.by_engine ? "engine" + (m.seconds !== null ? ", " + m.seconds.toFixed(2) + " s" : "") : (k < view.opening_plies ? "given at the start" : "person");
+    if (m.stopped) title += ", stopped early";
+    li.title = title + ": click to see the board after it";
+    li.dataset.ply = String(m.ply);
+    li.addEventListener("click", () => stepTo(m.ply));
     list.appendChild(li);
   });
-  list.scrollTop = list.scrollHeight;
+  if (!state.replay) list.scrollTop = list.scrollHeight;
+  $("step-back").disabled = at === 0;
+  $("step-forward").disabled = at >= view.moves.length;
+  $("step-live").hidden = !state.replay;
+}
+
+function drawPosition(view) {
+  $("position-string").value = view.position;
+  $("copy").disabled = !view.position;
+}
+
+async function copyPosition() {
+  const input = $("position-string");
+  const text = input.value;
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    copied = true;
+  } catch (e) {
+    // Without clipboard access (an insecure origin, a test browser): the old way.
+    input.focus();
+    input.select();
+    try { copied = document.execCommand("copy"); } catch (e2) { copied = false; }
+  }
+  $("copy").textContent = copied ? "Copied" : "Select and copy";
+  setTimeout(() => { $("copy").textContent = "Copy"; }, 1500);
 }
 
 function pct(x) { return Math.round(100 * x) + "%"; }
 
+// The network's win/draw/loss figures for the side that moved, as a bar and in words.
+function wdlBar(a, side) {
+  const box = el("div", "wdl");
+  const bar = el("div", "wdl-bar");
+  for (const [key, word] of [["win", "win"], ["draw", "draw"], ["loss", "loss"]]) {
+    const part = el("span", key, a.wdl[key] >= 0.12 ? word + " " + pct(a.wdl[key]) : "");
+    part.style.width = pct(a.wdl[key]);
+    part.title = word + " " + pct(a.wdl[key]);
+    bar.appendChild(part);
+  }
+  box.appendChild(bar);
+  box.appendChild(el("p", "hint", "The network's own prediction for " + side.name + " before its search: win " +
+    pct(a.wdl.win) + ", draw " + pct(a.wdl.draw) + ", loss " + pct(a.wdl.loss) + "."));
+  return box;
+}
+
 function drawAnalysis(view) {
   const box = $("analysis");
   box.textContent = "";
-  const last = [...view.moves].reverse().find((m) => m.by_engine);
+  const upTo = view.moves.slice(0, shownPly(view));
+  const last = [...upTo].reverse().find((m) => m.by_engine);
   if (!last) {
     box.appendChild(el("p", "hint", "After each engine move: its value and its top moves."));
     return;
   }
   const side = view.sides[last.side];
   box.appendChild(el("div", "who", side.name + " (" + side.player + ") played " + last.move));
+  if (last.stopped) {
+    box.appendChild(el("p", "stopped", "Stopped after " + (last.seconds || 0).toFixed(1) + " s: it moved with what it had found" +
+      (last.analysis ? " (" + last.analysis.visits + " simulations)." : ".")));
+  }
   const a = last.analysis;
   if (!a) {
     box.appendChild(el("p", "hint", "This player does not report what it thinks." +
@@ -446,7 +616,8 @@ function drawAnalysis(view) {
   bar.append(mine, theirs);
   box.appendChild(bar);
   box.appendChild(el("p", "verdict",
-    "Expected score (a draw counts ½), value " + (a.value >= 0 ? "+" : "") + a.value.toFixed(2) + ": it " + a.verdict + "."));
+    "Expected score after the search (a draw counts ½), value " + (a.value >= 0 ? "+" : "") + a.value.toFixed(2) + ": it " + a.verdict + "."));
+  if (a.wdl) box.appendChild(wdlBar(a, side));
   const basis = a.visits > 0 ? "share of " + a.visits + " visits" : "network policy (no search)";
   box.appendChild(el("div", "hint", "Top moves, " + basis + ":"));
   const list = el("ul", "top-moves");
@@ -464,12 +635,67 @@ function drawAnalysis(view) {
   box.appendChild(list);
 }
 
+// ---------- the solver's review ----------
+
+async function reviewGame() {
+  const view = state.game;
+  if (!view) return;
+  const box = $("review-box");
+  box.hidden = false;
+  box.textContent = "";
+  const started = Date.now();
+  const note = el("p", "hint", "The solver is grading every move…");
+  box.appendChild(note);
+  const tick = setInterval(() => { note.textContent = "The solver is grading every move… " + Math.floor((Date.now() - started) / 1000) + " s"; }, 500);
+  $("review").disabled = true;
+  try {
+    const r = await api("GET", "/api/games/" + view.id + "/review");
+    state.review = { id: view.id, position: view.position, r };
+  } catch (e) {
+    state.review = { id: view.id, position: view.position, error: e.message };
+  } finally {
+    clearInterval(tick);
+    $("review").disabled = false;
+  }
+  if (state.game) drawReview(state.game);
+}
+
+function drawReview(view) {
+  const box = $("review-box");
+  const rv = state.review;
+  if (!rv || rv.id !== view.id) { box.hidden = true; return; }
+  box.hidden = false;
+  box.textContent = "";
+  if (rv.error) { box.appendChild(el("p", "message", rv.error)); return; }
+  const r = rv.r;
+  if (rv.position !== view.position) box.appendChild(el("p", "hint", "For the moves up to " + r.position.length + " characters of the position; ask again for the rest."));
+  box.appendChild(el("p", "summary", r.summary));
+  const list = el("ul", "mistakes");
+  for (const m of r.mistakes) {
+    const li = el("li");
+    li.textContent = m.move_number + ". " + m.side_name + " " + m.played + ": " + m.before + " → " + m.after +
+      (m.best.length ? " (" + m.best.join(" or ") + " kept the " + m.before + ")" : "");
+    li.title = "Click to see the board before this move";
+    li.addEventListener("click", () => stepTo(m.move_number - 1));
+    list.appendChild(li);
+  }
+  box.appendChild(list);
+  if (r.note) box.appendChild(el("p", "hint", r.note));
+}
+
 // ---------- perfect play overlay ----------
 
 function perfectNote(view, p) {
   if (p.note) return p.note;
   const side = view.to_move === null ? "" : " for " + view.sides[view.to_move].name;
   return "Perfect play" + side + ": each move's exact result, and the plies until the game ends with best play.";
+}
+
+// Solved only when a person is to move (or a watched game is paused): an engine's turn
+// would take the solvers, and the cores, from the engine while it thinks.
+function perfectWanted(view) {
+  if (view.result || state.replay) return false;
+  return humanToMove(view) || (state.mode === "watch" && state.paused);
 }
 
 async function requestPerfect(view) {
@@ -479,6 +705,10 @@ async function requestPerfect(view) {
     return;
   }
   note.hidden = false;
+  if (!perfectWanted(view)) {
+    note.textContent = state.replay ? "Perfect play shows on the game's current position." : "Perfect play shows on your turn.";
+    return;
+  }
   if (state.perfect && state.perfect.position === view.position) {
     note.textContent = perfectNote(view, state.perfect);
     return;
@@ -550,8 +780,12 @@ async function route() {
     $("setup-title").textContent = mode === "watch" ? "Two engines" : "New game";
     state.game = null;
     state.perfect = null;
+    state.replay = null;
+    state.review = null;
+    thinking(null);
     $("board").textContent = "";
     $("moves").textContent = "";
+    $("review-box").hidden = true;
     $("status").textContent = mode === "watch" ? "Choose two engines and press Start." : "Choose a game and press Start.";
     $("result").hidden = true;
     showMessage("");
@@ -559,42 +793,89 @@ async function route() {
   }
 }
 
-// A reload finds the game it showed, if the server still has it.
+// A reload finds the game it showed: still on the server, or started again from its moves
+// (the page ends its games when it closes).
 async function resume() {
-  const id = sessionStorage.getItem("zero-game-" + state.mode);
-  if (!id) return;
+  const saved = JSON.parse(sessionStorage.getItem("zero-game-" + state.mode) || "null");
+  if (!saved || !saved.id) return;
   try {
-    const view = await api("GET", "/api/games/" + id);
+    if (saved.ended) throw new Error("ended");
+    const view = await api("GET", "/api/games/" + saved.id);
     $("game").value = view.game;
     show(view);
-    if (view.thinking) setTimeout(waitForEngine, 1000); else next();
+    if (view.thinking) waitForEngine(view); else next();
+    return;
+  } catch (e) {
+    if (!saved.spec) { sessionStorage.removeItem("zero-game-" + state.mode); return; }
+  }
+  try {
+    const view = await api("POST", "/api/games", Object.assign({}, saved.spec, { position: saved.position }));
+    $("game").value = view.game;
+    remember(view, saved.spec);
+    show(view);
+    next();
   } catch (e) {
     sessionStorage.removeItem("zero-game-" + state.mode);
   }
 }
 
 // The engine was already thinking when the page loaded: look again until it has moved.
-async function waitForEngine() {
-  await refresh();
-  if (state.game && state.game.thinking) setTimeout(waitForEngine, 1000); else next();
+async function waitForEngine(view) {
+  state.busyFor = view.id;
+  thinking(view);
+  while (state.game && state.game.id === view.id && state.game.thinking) {
+    await new Promise((r) => setTimeout(r, 1000));
+    await refresh();
+  }
+  if (state.busyFor === view.id) { state.busyFor = null; thinking(null); }
+  if (state.game) drawStatus(state.game);
+  next();
+}
+
+// The games this page shows end when it goes away; a reload starts them again from their
+// moves (marked ended, so that it does not find them still there before the ending lands).
+function endGamesOnLeave() {
+  for (const mode of ["play", "watch"]) {
+    const key = "zero-game-" + mode;
+    const saved = JSON.parse(sessionStorage.getItem(key) || "null");
+    if (!saved || !saved.id || saved.ended) continue;
+    endGame(saved.id);
+    sessionStorage.setItem(key, JSON.stringify(Object.assign(saved, { ended: true })));
+  }
+}
+
+function onKey(e) {
+  if (!state.game || $("game-view").hidden) return;
+  if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+  if (e.key === "ArrowLeft") { stepTo(shownPly(state.game) - 1); return; }
+  if (e.key === "ArrowRight") { stepTo(shownPly(state.game) + 1); return; }
+  if (e.key === "Escape" && state.replay) { stepTo(state.game.moves.length); return; }
+  if (state.mode === "play" && keyMoves(state.game).includes(e.key)) humanMove(e.key);
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
   $("setup").addEventListener("submit", (e) => { e.preventDefault(); startGame(); });
   $("again").addEventListener("click", startGame);
   $("undo").addEventListener("click", undo);
+  $("stop").addEventListener("click", stopEngine);
+  $("copy").addEventListener("click", copyPosition);
+  $("review").addEventListener("click", reviewGame);
+  $("step-back").addEventListener("click", () => state.game && stepTo(shownPly(state.game) - 1));
+  $("step-forward").addEventListener("click", () => state.game && stepTo(shownPly(state.game) + 1));
+  $("step-live").addEventListener("click", () => state.game && stepTo(state.game.moves.length));
   $("pause").addEventListener("click", () => {
     state.paused = !state.paused;
     $("pause").textContent = state.paused ? "Resume" : "Pause";
     if (state.paused) stopWatching(); else next();
+    if (state.game) requestPerfect(state.game);
   });
   $("game").addEventListener("change", fillPlayers);
+  for (const id of ["opponent", "engine-a", "engine-b"]) $(id).addEventListener("input", showSimsFields);
   $("perfect").addEventListener("change", () => { if (state.game) { drawBoard(state.game); requestPerfect(state.game); } });
-  document.addEventListener("keydown", (e) => {
-    if (state.mode !== "play" || !state.game) return;
-    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
-    if (keyMoves(state.game).includes(e.key)) humanMove(e.key);
-  });
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("pagehide", endGamesOnLeave);
+  // Back from the browser's cache after its games were ended: start them again.
+  window.addEventListener("pageshow", (e) => { if (e.persisted) { state.game = null; route(); } });
   window.addEventListener("hashchange", route);
   await loadInfo();
   await route();

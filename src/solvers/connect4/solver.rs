@@ -11,6 +11,7 @@ use super::move_order::{Move, MoveList};
 use super::position::{orient, Position};
 use super::score::CELLS;
 use super::table::{work_of, Table};
+use crate::core::stop::Stop;
 use crate::games::connect4::WIDTH;
 
 /// Known exact scores consulted inside the search (an opening book): canonical key to score,
@@ -30,6 +31,8 @@ pub struct Solver {
     deadline: Option<Instant>,
     /// Whether a search stopped at the deadline; its score means nothing then.
     timed_out: bool,
+    /// Raised: searches stop as at the deadline (a person asked for the move now).
+    stop: Option<Stop>,
 }
 
 /// The deadline is looked at once every this many nodes (plus one): a clock read per node
@@ -126,7 +129,13 @@ impl Solver {
             book: None,
             deadline: None,
             timed_out: false,
+            stop: None,
         }
+    }
+    /// Makes searches also stop once `stop` is raised (looked at with the deadline), as if
+    /// the deadline had passed; `None` forgets the flag.
+    pub fn set_stop(&mut self, stop: Option<Stop>) {
+        self.stop = stop;
     }
     /// Makes searches stop at `deadline` (never, with `None`). A search that stops returns a
     /// meaningless score: look at [`Solver::timed_out`] after each call.
@@ -200,7 +209,9 @@ impl Solver {
 
     #[cold]
     fn check_deadline(&mut self) {
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self.stop.as_ref().is_some_and(Stop::is_raised)
+        {
             self.timed_out = true;
         }
     }

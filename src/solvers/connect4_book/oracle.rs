@@ -57,6 +57,11 @@ impl Oracle {
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.solver.set_deadline(deadline);
     }
+    /// Makes searches also stop once `stop` is raised, failing with [`OutOfTime`] as at the
+    /// deadline.
+    pub fn set_stop(&mut self, stop: Option<crate::core::stop::Stop>) {
+        self.solver.set_stop(stop);
+    }
     fn check_time(&self) -> Result<()> {
         if self.solver.timed_out() {
             return Err(OutOfTime.into());
