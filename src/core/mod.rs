@@ -1,9 +1,13 @@
 //! Layer 1, what every other module shares and that knows nothing of games or players: the
 //! seeded generator and named seed streams ([`rng`]), files that appear atomically and
-//! checked binary containers ([`files`]), one writer per run directory ([`lock`]), the process's memory ([`memory`]), the progress sink library code reports through
-//! ([`progress`]), and thread-count defaults ([`threads`]).
+//! checked binary containers ([`files`]), one writer per run directory ([`lock`]), the process's
+//! memory ([`memory`]), the progress sink library code reports through ([`progress`]),
+//! thread-count defaults ([`threads`]), the largest counts a person may ask for ([`limits`]),
+//! and data files compiled in as the fallback for a file not found on disk ([`bundled`]).
 
+pub mod bundled;
 pub mod files;
+pub mod limits;
 pub mod lock;
 pub mod memory;
 pub mod progress;

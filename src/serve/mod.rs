@@ -10,6 +10,7 @@
 //!   thread per model) and dear exact solvers, Connect Four's ([`solver_pool`]).
 //! - [`perfect`]: the "perfect play" overlay, every move's exact result within a time bound.
 //! - [`training`]: a run's figures from `zero report`, for the training page.
+//! - [`inventory`]: the models and the opening book the server found, said at start.
 //! - [`client`] and [`load`]: a small HTTP client and the load test of `zero bench serve`.
 //!
 //! Engine work never runs on the async threads: every search, solve or model load runs on a
@@ -21,8 +22,10 @@ pub mod client;
 pub mod config;
 pub mod engine;
 pub mod errors;
+pub mod inventory;
 pub mod load;
 pub mod perfect;
+pub mod rejections;
 pub mod sessions;
 pub mod solver_pool;
 pub mod table;
