@@ -12,6 +12,7 @@ use crate::alphazero::player::net_player::search_player;
 use crate::alphazero::player::policy_player::PolicyAgent;
 use crate::alphazero::player::trained_search::trained_search;
 use crate::catalog::Catalogued;
+use crate::core::limits::{at_most, MAX_SIMS};
 use crate::games::{Game, Move, Outcome, Player};
 use crate::nn::{default_device, Evaluator, InferenceNet, Net, Shape};
 use crate::search::agent::rollout_agent;
@@ -78,7 +79,11 @@ impl FromStr for PlayerSpec {
             "latest" => no_arg(PlayerSpec::Latest),
             "pretrained" => no_arg(PlayerSpec::Pretrained),
             "minimax" => Ok(PlayerSpec::Minimax(number("depth")?)),
-            "mcts" => Ok(PlayerSpec::Mcts(number("number of simulations")?)),
+            "mcts" => {
+                let n = number("number of simulations")?;
+                at_most(&format!("player '{s}': simulations"), n as u64, MAX_SIMS)?;
+                Ok(PlayerSpec::Mcts(n))
+            }
             "model" => Ok(PlayerSpec::Model(path("models/connect4/best.safetensors")?)),
             "ql" => Ok(PlayerSpec::QTable(path("qtable.bin")?)),
             _ => bail!("unknown player '{s}'; players are: {SPEC_HELP}"),

@@ -1139,8 +1139,10 @@ fn player_spec() -> impl Strategy<Value = PlayerSpec> {
         Just(PlayerSpec::Solver),
         Just(PlayerSpec::Best),
         Just(PlayerSpec::Latest),
+        Just(PlayerSpec::Pretrained),
         (1u32..).prop_map(PlayerSpec::Minimax),
-        (1u32..).prop_map(PlayerSpec::Mcts),
+        // Within the simulations a player may ask for (core::limits).
+        (1u32..=10_000_000).prop_map(PlayerSpec::Mcts),
         ".+".prop_map(|p| PlayerSpec::Model(p.into())),
         ".+".prop_map(|p| PlayerSpec::QTable(p.into())),
     ]

@@ -13,6 +13,7 @@ use zero::nn::{default_device, Arch, Net, Shape};
 use zero::serve::client::{request, send, Answer};
 use zero::serve::load::{run_load, LoadPlan};
 use zero::serve::{resident_kib, ServeConfig, Server};
+use zero::solvers::connect4_book::Book;
 
 struct Fixture {
     server: Server,
@@ -26,9 +27,16 @@ impl Fixture {
     }
 }
 
+/// A server on a free port with models and solver files of its own. Its data folder holds an
+/// empty opening book, which wins over the book built into the binary, so that Connect Four's
+/// first plies take as long as they would with no book at all (the tests of slow engines need
+/// a slow engine).
 fn start(change: impl FnOnce(&mut ServeConfig)) -> Fixture {
     let models = tempfile::tempdir().unwrap();
     let data = tempfile::tempdir().unwrap();
+    Book::from_map(0, &Default::default())
+        .save(&Book::path(data.path(), 0))
+        .unwrap();
     let mut config = ServeConfig {
         models: models.path().into(),
         solver_dir: data.path().into(),
@@ -278,17 +286,27 @@ fn refusals(addr: SocketAddr) -> Vec<(Answer, u16, &'static str)> {
         (
             post(addr, "/api/games", json!({"game": "chess"})),
             422,
-            "unknown variant `chess`",
+            "game: 'chess' is not one of connect4, tictactoe, othello4",
         ),
         (
             post(addr, "/api/games", json!({"game": "blackjack"})),
             422,
-            "unknown variant `blackjack`",
+            "game: 'blackjack' is not one of",
         ),
         (
             post(addr, "/api/games", json!({"second": "alphago"})),
             400,
-            "unknown player",
+            "unknown player 'alphago'; players here are: human, random",
+        ),
+        (
+            post(addr, "/api/games", json!([])),
+            422,
+            "the request body must be a JSON object of named fields",
+        ),
+        (
+            post(addr, "/api/games", json!({"sims": "many"})),
+            422,
+            "sims: expected a whole number from 0 to 4294967295, got the string \"many\"",
         ),
         (
             post(addr, "/api/games", json!({"second": "minimax:x"})),
@@ -349,7 +367,7 @@ fn refusals(addr: SocketAddr) -> Vec<(Answer, u16, &'static str)> {
                 json!({"game": "connect4", "colour": "red"}),
             ),
             422,
-            "unknown field `colour`",
+            "unknown field 'colour' (the fields are game, first, second",
         ),
         (
             send(addr, "POST", "/api/games", &json_type, b"{\"game\": ").unwrap(),
@@ -481,7 +499,7 @@ fn refusals(addr: SocketAddr) -> Vec<(Answer, u16, &'static str)> {
         (
             get(addr, "/api/analysis?position=4"),
             400,
-            "missing field `game`",
+            "the field 'game' is missing",
         ),
         (
             get(addr, "/api/training/connect4/chart.svg"),
@@ -556,7 +574,8 @@ fn live_games_are_capped_and_idle_ones_expire() {
 fn a_slow_engine_holds_up_only_its_own_game() {
     let f = start(|c| c.solver_seconds = Duration::from_secs(5));
     let addr = f.addr();
-    // The empty board of Connect Four, with no opening book: the solver cannot move in 5 s.
+    // The empty board of Connect Four, with an empty opening book: the solver cannot move in
+    // 5 s.
     let slow = id(&new_game(
         addr,
         json!({"game": "connect4", "first": "solver", "second": "human"}),
@@ -1339,4 +1358,71 @@ fn a_hundred_and_one_new_games_in_a_row_each_ending_the_last() {
         }
     }
     assert_eq!(get(addr, "/api/info").json().unwrap()["live_games"], 1);
+}
+
+/// `zero serve` run from a folder outside the clone, as a newcomer who copied the binary runs
+/// it: it says at start that the models folder is missing and that the opening book is the
+/// one built in, and the perfect-play overlay answers every first move of Connect Four.
+#[test]
+fn serve_outside_the_clone_says_what_it_found_and_the_overlay_knows_the_opening() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::{Command, Stdio};
+    let cwd = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zero"))
+        .args(["serve", "--port", "0", "--models", "no-such-models"])
+        .args(["--analysis-seconds", "10"])
+        .current_dir(cwd.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut said = String::new();
+    let addr: SocketAddr = loop {
+        let mut line = String::new();
+        if stdout.read_line(&mut line).unwrap() == 0 {
+            let _ = child.kill();
+            panic!("zero serve ended before listening: {said}");
+        }
+        said.push_str(&line);
+        if let Some(rest) = line.trim().strip_prefix("zero serve: http://") {
+            break rest.split('/').next().unwrap().parse().unwrap();
+        }
+    };
+    let answer = get(addr, "/api/analysis?game=connect4&position=");
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(
+        err.contains("warning: the models folder no-such-models")
+            && err.contains("does not exist")
+            && err.contains("--models <clone>/models"),
+        "{err}"
+    );
+    assert!(
+        err.contains("zero serve: Connect Four's opening book: built in")
+            && err.contains("data/connect4/book-4.bin), 4 stones deep"),
+        "{err}"
+    );
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let v = answer.json().unwrap();
+    assert_eq!(v["complete"], true, "{v}");
+    let results: Vec<&str> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["result"].as_str().unwrap())
+        .collect();
+    // Only the middle column wins for the first player; 3 and 5 draw, the others lose.
+    assert_eq!(
+        results,
+        ["loss", "loss", "draw", "win", "draw", "loss", "loss"],
+        "{v}"
+    );
 }

@@ -31,7 +31,7 @@ fn connect4_move_value(solver: &mut Solver, pos: &Connect4, m: Move) -> MoveValu
 
 /// Labels Connect Four positions (`(group, position)`, the position as columns played):
 /// every legal move's exact value, on `threads` threads with a solver each that consults the
-/// deepest opening book of `book_dir`, if any.
+/// deepest opening book of `book_dir` (the book built in where it has none), if any.
 pub fn label_connect4(
     items: &[(String, String)],
     book_dir: Option<&Path>,
@@ -43,7 +43,7 @@ pub fn label_connect4(
         .map(|(_, s)| parse_position::<Connect4>(s))
         .collect::<Result<Vec<_>>>()?;
     let book = match book_dir {
-        Some(dir) => Book::load_deepest(dir)?,
+        Some(dir) => Some(Book::load_or_built_in(dir)?.0),
         None => None,
     };
     let solver = || -> Result<Solver> {

@@ -41,7 +41,7 @@ use crate::core::progress;
 use crate::core::rng::{item_seed, streams};
 use crate::games::{Game, Move, Outcome, Player, Tally};
 
-pub use elo::elo_with_interval;
+pub use elo::{elo_with_interval, one_sided_bound, OneSided};
 
 /// The result of a match, from A's view.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -277,13 +277,25 @@ pub struct GameRecord {
     pub number: u64,
     pub first: String,
     pub second: String,
-    /// The random plies before the players' first move, then the players' moves. Joined
-    /// without spaces where every move is one character, so a Connect Four game is a Pons
-    /// position string (`zero solve` reads its prefixes), else with spaces.
+    /// The random plies before the players' first move.
     pub opening: String,
+    /// Every move from the start, the opening's random plies included (a version 1 record's
+    /// moves start after the opening: read them with [`GameRecord::line`]). Joined without
+    /// spaces where every move is one character, so a Connect Four game is a Pons position
+    /// string (`zero solve` reads its prefixes), else with spaces.
     pub moves: String,
     /// `1-0` (the first player won), `0-1` or `1/2-1/2`.
     pub result: String,
+    /// 2 since `moves` holds the opening too; absent (1) in records written before.
+    #[serde(default = "first_version")]
+    pub version: u32,
+}
+
+/// The version of records written now.
+const RECORD_VERSION: u32 = 2;
+
+fn first_version() -> u32 {
+    1
 }
 
 impl GameRecord {
@@ -294,24 +306,21 @@ impl GameRecord {
             (b_name, a_name)
         };
         let mut pos = G::new();
-        let mut notate = |moves: &[Move]| -> String {
-            let names: Vec<String> = moves
-                .iter()
-                .map(|&m| {
-                    let name = pos.format_move(m);
-                    pos.play(m);
-                    name
-                })
-                .collect();
-            let sep = if names.iter().all(|n| n.chars().count() == 1) {
-                ""
-            } else {
-                " "
-            };
-            names.join(sep)
+        let names: Vec<String> = played
+            .opening
+            .iter()
+            .chain(&played.moves)
+            .map(|&m| {
+                let name = pos.format_move(m);
+                pos.play(m);
+                name
+            })
+            .collect();
+        let sep = if names.iter().all(|n| n.chars().count() == 1) {
+            ""
+        } else {
+            " "
         };
-        let opening = notate(&played.opening);
-        let moves = notate(&played.moves);
         let result = match played.outcome {
             Outcome::Win(Player::First) => "1-0",
             Outcome::Win(Player::Second) => "0-1",
@@ -322,11 +331,41 @@ impl GameRecord {
             number,
             first: first.to_string(),
             second: second.to_string(),
-            opening,
-            moves,
+            opening: names[..played.opening.len()].join(sep),
+            moves: names.join(sep),
             result: result.to_string(),
+            version: RECORD_VERSION,
         }
     }
+
+    /// Every move from the start, opening included, whichever version wrote the record.
+    pub fn line(&self) -> String {
+        if self.version >= 2 || self.opening.is_empty() {
+            return self.moves.clone();
+        }
+        match (one_char_moves(&self.opening), self.moves.is_empty()) {
+            (_, true) => self.opening.clone(),
+            (true, false) if one_char_moves(&self.moves) => {
+                format!("{}{}", self.opening, self.moves)
+            }
+            _ => format!("{} {}", self.opening, self.moves),
+        }
+    }
+
+    /// The plies of the random opening.
+    pub fn opening_plies(&self) -> usize {
+        if one_char_moves(&self.opening) {
+            self.opening.chars().count()
+        } else {
+            self.opening.split_whitespace().count()
+        }
+    }
+}
+
+/// Whether moves were joined without spaces: the games whose moves are one character each
+/// name them by digits (Connect Four's columns, tic-tac-toe's cells).
+fn one_char_moves(joined: &str) -> bool {
+    joined.chars().all(|c| c.is_ascii_digit())
 }
 
 /// The result of a match from A's value of each of its games, game 0 first.

@@ -39,8 +39,10 @@ impl Catalogued for Connect4 {
     // The solver takes minutes from the empty board without a deep book.
     const PAGE_ENGINES: [&'static str; 2] = ["mcts:2000", "minimax:4"];
     const SHARED_SOLVERS: bool = true;
-    const SOLVER_NOTE: &'static str = "early positions take long without a deeper opening book \
-                                       (`zero solve --build-book 6` builds one)";
+    const SOLVER_NOTE: &'static str =
+        "positions of a few stones past the opening book take long to solve; a deeper book \
+         helps (`zero solve --build-book 6 --data DIR` builds one in an hour or more, then \
+         `zero serve --data DIR`)";
 
     fn refusal(&self, m: Move) -> String {
         format!("column {} is full", m + 1)

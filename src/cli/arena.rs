@@ -7,9 +7,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::arena::{play_match_recorded, GameRecord, MatchOptions, MatchResult};
+use crate::arena::{
+    one_sided_bound, play_match_recorded, GameRecord, MatchOptions, MatchResult, OneSided,
+};
 use crate::catalog::Catalogued;
 use crate::core::files::write_atomic;
+use crate::core::limits::{at_most, MAX_GAMES, MAX_THREADS};
 use crate::core::threads::default_threads;
 use crate::games::GameKind;
 use crate::players::{BuildContext, PlayerSpec};
@@ -24,13 +27,13 @@ pub struct Args {
     a: PlayerSpec,
     /// Player B.
     b: PlayerSpec,
-    /// Number of games; A moves first in every other game.
+    /// Number of games (at most 10,000,000); A moves first in every other game.
     #[arg(long, default_value_t = 100)]
     games: u64,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Threads (default: every core; 1 with a human player).
+    /// Threads (default: every core; 1 with a human player; at most 4,096).
     #[arg(long)]
     threads: Option<usize>,
     #[command(flatten)]
@@ -43,8 +46,9 @@ pub struct Args {
     #[arg(long, default_value_t = 0)]
     opening_plies: u32,
     /// Also write every game to FILE, one JSON object a line: its number, who moved first,
-    /// the opening's random plies, the moves (a Connect Four game is a position string for
-    /// `zero solve`) and the result.
+    /// the opening's random plies, every move from the start, opening included (a Connect
+    /// Four game is a position string for `zero solve`), and the result. FILE's folder is
+    /// made if it is not there.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// Print the result as one JSON object.
@@ -56,8 +60,9 @@ pub fn run(args: Args) -> Result<()> {
     if args.games == 0 {
         anyhow::bail!("--games must be at least 1");
     }
-    if let Some(path) = &args.record {
-        check_writable_dir(path)?;
+    at_most("--games", args.games, MAX_GAMES)?;
+    if let Some(t) = args.threads {
+        at_most("--threads", t as u64, MAX_THREADS)?;
     }
     crate::with_board_game!(args.game, G => run_for::<G>(&args))
 }
@@ -70,6 +75,9 @@ fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
     // Build once up front so a bad spec fails before any game starts.
     args.a.build::<G>(&ctx)?;
     args.b.build::<G>(&ctx)?;
+    if let Some(path) = &args.record {
+        prepare_record_dir(path)?;
+    }
     let searches = Searches {
         a_search: args.a.network_search(&ctx)?.map(|s| s.kind),
         b_search: args.b.network_search(&ctx)?.map(|s| s.kind),
@@ -105,7 +113,12 @@ fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
         write_records(path, &games)?;
     }
     if args.json {
-        super::print_json(&WithSearches { result, searches })
+        let elo_one_sided = one_sided_bound(&result.total);
+        super::print_json(&WithSearches {
+            result,
+            searches,
+            elo_one_sided,
+        })
     } else {
         print!("{}", match_table(&result));
         if let Some(path) = &args.record {
@@ -128,26 +141,32 @@ struct WithSearches {
     result: MatchResult,
     #[serde(flatten)]
     searches: Searches,
+    /// Where A won or lost every game: the one-sided 95% bound (`{"at_least": 316.6}`), the
+    /// honest figure then, for `elo` and `elo_ci95` are capped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    elo_one_sided: Option<OneSided>,
 }
 
-/// Fails before any game is played if FILE's folder does not exist or FILE is a folder.
-fn check_writable_dir(path: &Path) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    anyhow::ensure!(
-        dir.is_dir(),
-        "cannot write the games to {}: the folder {} does not exist",
-        path.display(),
-        dir.display()
-    );
+/// Makes FILE's folder if it is not there (as `zero qlearn --out` does), and fails before any
+/// game is played if it cannot be made or FILE is a folder.
+fn prepare_record_dir(path: &Path) -> Result<()> {
     anyhow::ensure!(
         !path.is_dir(),
         "cannot write the games to {}: it is a folder",
         path.display()
     );
-    Ok(())
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => {
+            std::fs::create_dir_all(dir).with_context(|| {
+                format!(
+                    "cannot write the games to {}: cannot make the folder {}",
+                    path.display(),
+                    dir.display()
+                )
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The games as JSON lines, written whole or not at all.
@@ -186,12 +205,22 @@ pub fn match_table(r: &MatchResult) -> String {
             cell(t.draws)
         ));
     }
-    // `+ 0.0` turns a negative zero into a plain one for printing
-    s.push_str(&format!(
-        "Elo A - B: {:+.0} (95% interval {:+.0} .. {:+.0})\n",
-        r.elo + 0.0,
-        r.elo_ci95[0] + 0.0,
-        r.elo_ci95[1] + 0.0
-    ));
+    match one_sided_bound(&r.total) {
+        Some(OneSided::AtLeast(elo)) => s.push_str(&format!(
+            "Elo A - B: at least {:+.0} (95% one-sided: A won every game)\n",
+            elo
+        )),
+        Some(OneSided::AtMost(elo)) => s.push_str(&format!(
+            "Elo A - B: at most {:+.0} (95% one-sided: A lost every game)\n",
+            elo
+        )),
+        // `+ 0.0` turns a negative zero into a plain one for printing
+        None => s.push_str(&format!(
+            "Elo A - B: {:+.0} (95% interval {:+.0} .. {:+.0})\n",
+            r.elo + 0.0,
+            r.elo_ci95[0] + 0.0,
+            r.elo_ci95[1] + 0.0
+        )),
+    }
     s
 }

@@ -13,6 +13,7 @@ use crate::alphazero::selfplay::records::GameRecord;
 use crate::alphazero::training::samples::{samples_from, Samples};
 use crate::alphazero::training::train::time_steps;
 use crate::catalog::Catalogued;
+use crate::core::limits::{at_most, MAX_BATCH, MAX_SIMS, MAX_THREADS};
 use crate::core::rng::rng_from_seed;
 use crate::games::{Game, GameKind, Player};
 use crate::nn::{
@@ -257,6 +258,7 @@ fn selfplay_config(a: &SelfplayArgs) -> Result<RunConfig> {
         if t < 1 {
             bail!("--threads must be at least 1");
         }
+        at_most("--threads", t as u64, MAX_THREADS)?;
         // Each worker and inference thread takes this count when it starts.
         crate::nn::set_caller_threads(t as usize);
         crate::nn::use_caller_threads();
@@ -290,6 +292,10 @@ fn selfplay_config(a: &SelfplayArgs) -> Result<RunConfig> {
     cfg.seed = a.seed;
     if let Some(p) = a.precision {
         cfg.net.precision = p;
+    }
+    let problems = cfg.problems();
+    if !problems.is_empty() {
+        bail!("these settings cannot run: {}", problems.join("; "));
     }
     Ok(cfg)
 }
@@ -332,6 +338,7 @@ fn mcts<G: Game>(a: &MctsArgs) -> Result<()> {
     let mut rng = rng_from_seed(a.seed);
     let started = Instant::now();
     let mut simulations = 0u64;
+    at_most("--sims", a.sims as u64, MAX_SIMS)?;
     let config = MctsConfig::default();
     for _ in 0..a.games {
         let mut tree = Tree::new(G::new(), config);
@@ -417,6 +424,7 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
     if a.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
+    at_most("--threads", a.threads.unwrap_or(1) as u64, MAX_THREADS)?;
     if a.steps < 1 {
         bail!("--steps must be at least 1");
     }
@@ -428,6 +436,7 @@ fn train<G: Game>(a: &TrainArgs) -> Result<()> {
         if b < 1 {
             bail!("--batch must be at least 1");
         }
+        at_most("--batch", b as u64, MAX_BATCH)?;
         cfg.train.batch_size = b;
     }
     if let Some(p) = a.precision {

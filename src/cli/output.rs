@@ -35,6 +35,9 @@ impl ProgressSink for ProgressBars {
     fn task(&self, len: u64, unit: &str) -> Box<dyn TaskView> {
         Box::new(progress_bar(len, unit, true))
     }
+    fn warn(&self, message: &str) {
+        eprintln!("warning: {message}");
+    }
 }
 
 impl TaskView for ProgressBar {

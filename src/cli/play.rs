@@ -18,7 +18,9 @@ use crate::agent::{Agent, Analysis};
 use crate::catalog::Catalogued;
 use crate::core::rng::mix64;
 use crate::games::{Game, GameKind, Move, Outcome, Player};
+use crate::nn::{InferenceNet, Net, Shape};
 use crate::players::{BuildContext, PlayerSpec};
+use tch::Device;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -47,6 +49,7 @@ fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
         None => default_opponent(&ctx),
     };
     let engine = against.build::<G>(&ctx)?;
+    let wdl_net = win_draw_loss_net::<G>(&against, &ctx)?;
     if let Some(line) = against.describe_play(&ctx)? {
         println!("{line}");
     }
@@ -63,6 +66,7 @@ fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
         moves: Vec::new(),
         engine_in_step: false,
         colour: colour_wanted(std::io::stdout().is_terminal()),
+        wdl_net,
     };
     let stdin = std::io::stdin();
     let mut input = Keyboard {
@@ -70,6 +74,22 @@ fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
         terminal: std::io::stdin().is_terminal(),
     };
     table.play(&mut input, &mut std::io::stdout())
+}
+
+/// A copy of the opponent's network where it has a win/draw/loss head, to say what it
+/// predicts beside its search's expected score.
+fn win_draw_loss_net<G: Catalogued>(
+    spec: &PlayerSpec,
+    ctx: &BuildContext,
+) -> Result<Option<InferenceNet>> {
+    let Some(path) = spec.weights(ctx) else {
+        return Ok(None);
+    };
+    let net = Net::load(&path, G::NAME, Shape::of::<G>(), Device::Cpu)?;
+    if !net.meta.arch.has_wdl_head() {
+        return Ok(None);
+    }
+    Ok(Some(InferenceNet::new(&net)?))
 }
 
 /// `best` where a run has trained one, else the network shipped with the program where the game
@@ -133,6 +153,8 @@ struct Table<G: Game> {
     /// Whether the opponent has seen every move of `moves` (false after `undo` and `new`).
     engine_in_step: bool,
     colour: bool,
+    /// The opponent's network, where it predicts win, draw and loss.
+    wdl_net: Option<InferenceNet>,
 }
 
 impl<G: Catalogued> Table<G> {
@@ -250,11 +272,20 @@ impl<G: Catalogued> Table<G> {
                 pos.format_move(m)
             );
         }
-        writeln!(
-            out,
-            "\n{}",
-            engine_report(pos, &self.engine_name, m, seconds, self.engine.analysis())
-        )?;
+        let mut report = engine_report(pos, &self.engine_name, m, seconds, self.engine.analysis());
+        if let Some(net) = &self.wdl_net {
+            let mut inputs = vec![0.0; G::input_size()];
+            pos.encode(&mut inputs);
+            if let Some([w, d, l]) = net.win_draw_loss(&inputs)? {
+                report.push_str(&format!(
+                    "; its network: win {:.0}%, draw {:.0}%, loss {:.0}%",
+                    100.0 * w,
+                    100.0 * d,
+                    100.0 * l
+                ));
+            }
+        }
+        writeln!(out, "\n{report}")?;
         self.push(pos, m);
         Ok(())
     }
@@ -276,7 +307,7 @@ impl<G: Catalogued> Table<G> {
         if self.engine_in_step {
             self.engine.game_over(pos);
         }
-        writeln!(out, "\n{}", draw(pos, &[], self.colour))?;
+        writeln!(out, "\n{}", draw(pos, &pos.winning_cells(), self.colour))?;
         let verdict = match pos.outcome() {
             Some(Outcome::Win(p)) if p == self.person => "You win.".to_string(),
             Some(Outcome::Win(_)) => format!("{} wins.", self.engine_name),
@@ -391,6 +422,7 @@ mod tests {
             moves: Vec::new(),
             engine_in_step: false,
             colour: false,
+            wdl_net: None,
         };
         let mut keys = Keyboard {
             lines: input.as_bytes(),
@@ -425,6 +457,7 @@ mod tests {
             moves: vec![4, 0, 8, 2],
             engine_in_step: true,
             colour: false,
+            wdl_net: None,
         };
         table.undo();
         assert_eq!(table.moves, vec![4, 0]);

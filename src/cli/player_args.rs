@@ -7,12 +7,14 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use crate::catalog::{pretrained_model, Catalogued};
+use crate::core::limits::{at_most, MAX_SIMS};
 use crate::players::{BuildContext, DEFAULT_SOLVER_DIR};
 use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct PlayerArgs {
-    /// Simulations per move for network players (0: the network alone, its most likely move).
+    /// Simulations per move for network players (0: the network alone, its most likely move;
+    /// at most 10,000,000).
     #[arg(long)]
     pub sims: Option<u32>,
     /// The tree search of network players: puct (AlphaZero) or gumbel (Gumbel AlphaZero).
@@ -38,6 +40,9 @@ impl PlayerArgs {
     /// Fails on a `--data` directory that does not exist: a mistyped path must not silently
     /// become minutes of solving without the book.
     pub fn context<G: Catalogued>(&self) -> Result<BuildContext> {
+        if let Some(n) = self.sims {
+            at_most("--sims", n as u64, MAX_SIMS)?;
+        }
         let solver_dir = match &self.data {
             Some(dir) if !dir.is_dir() => {
                 bail!("--data {}: no such directory", dir.display())

@@ -18,7 +18,8 @@ use crate::solvers::connect4_book::Book;
 pub struct Args {
     /// Games written by `zero arena --game connect4 ... --record FILE`.
     file: PathBuf,
-    /// Where the solver's opening book is (without one the first plies take very long).
+    /// Where the solver's opening book is (the book built into the binary where the folder
+    /// has none).
     #[arg(long, default_value = DEFAULT_SOLVER_DIR)]
     data: PathBuf,
     /// Print the result as one JSON object.
@@ -76,22 +77,15 @@ struct Review {
 pub fn run(args: Args) -> Result<()> {
     let records = read_records(&args.file)?;
     let mut solver = Solver::new(DEFAULT_TABLE_ENTRIES);
-    match Book::load_deepest(&args.data)? {
-        Some(book) => solver.set_book(Box::new(book)),
-        // Not an error: the grades are the same, only the first plies are solved from scratch.
-        None => eprintln!(
-            "note: no opening book (book-N.bin) in {}: the first moves of each game may take \
-             minutes to grade; `zero solve --build-book 4 --data {}` writes one",
-            args.data.display(),
-            args.data.display()
-        ),
-    }
+    // Without a book in the folder the one built in stands in: the first plies of a game are
+    // the hardest to solve.
+    let (book, _) = Book::load_or_built_in(&args.data)?;
+    solver.set_book(Box::new(book));
     let mut grader = Grader::new(solver);
     let mut games = Vec::new();
     for r in records {
-        let line = format!("{}{}", r.opening, r.moves);
         let mistakes = grader
-            .mistakes(&line, r.opening.len())
+            .mistakes(&r.line(), r.opening_plies())
             .with_context(|| format!("game {} of {}", r.number, args.file.display()))?;
         let named = mistakes
             .into_iter()

@@ -11,6 +11,7 @@ use crate::players::{BuildContext, PlayerSpec};
 use crate::alphazero::config::{PlayoutCap, RunConfig};
 use crate::alphazero::run::paths::RunPaths;
 use crate::alphazero::run::state::{lock_run, open_run, RunLock};
+use crate::core::limits::{at_most, MAX_GAMES, MAX_POSITIONS};
 use crate::games::GameKind;
 use crate::search::mcts::SearchKind;
 
@@ -102,17 +103,18 @@ impl RunArgs {
         if let Some(b) = &self.benchmark {
             let _: PlayerSpec = b.parse()?;
             cfg.eval.benchmark = Some(b.clone());
-            cfg.eval.benchmark_games = self.benchmark_games;
+            cfg.eval.benchmark_games =
+                at_most("--benchmark-games", self.benchmark_games, MAX_GAMES)?;
         }
         if let Some(PlayoutCapArg(cap)) = self.playout_cap {
             cfg.research.playout_cap = cap;
         }
         if let Some(n) = self.reanalyse {
-            cfg.research.reanalyse_positions = n;
+            cfg.research.reanalyse_positions = at_most("--reanalyse", n, MAX_POSITIONS)?;
         }
         if let Some(n) = self.chunk_games {
             anyhow::ensure!(n > 0, "--chunk-games must be at least 1");
-            cfg.selfplay.chunk_games = n;
+            cfg.selfplay.chunk_games = at_most("--chunk-games", n, MAX_GAMES)?;
         }
         let explicit = self.preset.is_some()
             || self.seed.is_some()

@@ -70,6 +70,10 @@ pub fn run(args: Args) -> Result<()> {
         symmetries: args.symmetries,
         ..ServeConfig::default()
     };
+    // On stderr: the first line on stdout stays the address, which scripts read.
+    for line in serve::inventory::startup_lines(&config) {
+        eprintln!("zero serve: {line}");
+    }
     if !args.host.is_loopback() {
         eprintln!(
             "zero serve: warning: listening on {}: anyone who can reach this address can use the \

@@ -9,6 +9,11 @@ use std::sync::OnceLock;
 pub trait ProgressSink: Send + Sync {
     /// A task of `len` steps, counted in `unit` ("games", "steps").
     fn task(&self, len: u64, unit: &str) -> Box<dyn TaskView>;
+    /// Something went wrong that the library got round (a damaged cache set aside): shown to
+    /// the person, the work goes on.
+    fn warn(&self, message: &str) {
+        let _ = message;
+    }
 }
 
 /// How one task is shown.
@@ -27,6 +32,13 @@ static SINK: OnceLock<Box<dyn ProgressSink>> = OnceLock::new();
 /// Installs the process's sink; only the first call counts (returns whether this one did).
 pub fn install(sink: Box<dyn ProgressSink>) -> bool {
     SINK.set(sink).is_ok()
+}
+
+/// Shows a warning through the installed sink (none: silence).
+pub fn warn(message: &str) {
+    if let Some(sink) = SINK.get() {
+        sink.warn(message);
+    }
 }
 
 /// A task in progress; finished when dropped.

@@ -259,6 +259,37 @@ impl Game for Othello4 {
 mod tests {
     use super::*;
 
+    /// The character `display` draws at a move's coordinates, found through the board's own
+    /// labels: the column letter in the header, the row number at the start of a line.
+    fn drawn_at(board: &str, name: &str) -> char {
+        let (letter, row) = name.split_at(1);
+        let lines: Vec<&str> = board.lines().collect();
+        let column = lines[0].find(letter).unwrap();
+        let line = lines
+            .iter()
+            .find(|l| l.split_whitespace().next() == Some(row))
+            .unwrap();
+        line.chars().nth(column).unwrap()
+    }
+
+    #[test]
+    fn the_board_is_drawn_with_the_coordinates_moves_are_named_by() {
+        let mut pos = Othello4::new();
+        for _ in 0..3 {
+            let board = pos.display();
+            let m = pos.legal_moves()[0];
+            let name = pos.format_move(m);
+            assert_eq!(drawn_at(&board, &name), '.', "{name} on\n{board}");
+            let mark = if pos.to_move() == Player::First {
+                '●'
+            } else {
+                '◯'
+            };
+            pos.play(m);
+            assert_eq!(drawn_at(&pos.display(), &name), mark, "{name}");
+        }
+    }
+
     #[test]
     fn opening_moves() {
         let p = Othello4::new();

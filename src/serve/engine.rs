@@ -95,9 +95,18 @@ pub fn parse_seat(text: &str, sims: Option<u32>) -> Result<Seat, ApiError> {
     if text.len() > 80 {
         return Err(ApiError::bad("a player spec is at most 80 characters"));
     }
-    let spec: PlayerSpec = text
-        .parse()
-        .map_err(|e: anyhow::Error| ApiError::bad(format!("{e}")))?;
+    let spec: PlayerSpec = text.parse().map_err(|e: anyhow::Error| {
+        let message = e.to_string();
+        // The command line's list names players that read files, which HTTP refuses.
+        if message.starts_with("unknown player") {
+            ApiError::bad(format!(
+                "unknown player '{text}'; players here are: {}",
+                http_players()
+            ))
+        } else {
+            ApiError::bad(message)
+        }
+    })?;
     match &spec {
         PlayerSpec::Human => return Ok(Seat::Human),
         PlayerSpec::Model(path) if !path.to_str().is_some_and(is_model_name) => {

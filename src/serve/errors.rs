@@ -1,7 +1,8 @@
 //! Every refusal the API gives is a status and a sentence: `{"error": "column 4 is full"}`.
 //! [`ApiError`] is what handlers return; [`json_errors`] gives the same shape to the answers
 //! that axum and tower-http write themselves (malformed JSON, an oversized body, an unknown
-//! route, a wrong method, a timeout), so a client always finds a message to show.
+//! route, a wrong method, a timeout), so a client always finds a message to show, in plain
+//! words that name the field ([`super::rejections`]).
 
 use axum::body::{to_bytes, Body};
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
@@ -105,7 +106,7 @@ pub async fn json_errors(method: Method, uri: Uri, response: Response) -> Respon
             .unwrap_or("request refused")
             .to_string()
     } else {
-        text
+        super::rejections::plain_words(&text)
     };
     let mut rewritten = json_error(status, &message);
     // Headers such as `Allow` on a 405 still help the client.

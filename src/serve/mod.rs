@@ -13,6 +13,7 @@
 //!   [`review`]: the solver's verdict on a whole game, as `zero review` gives it.
 //! - [`game_routes`]: stopping a thinking engine, the board after any ply, the review.
 //! - [`training`]: a run's figures from `zero report`, for the training page.
+//! - [`inventory`]: the models and the opening book the server found, said at start.
 //! - [`client`] and [`load`]: a small HTTP client and the load test of `zero bench serve`.
 //!
 //! Engine work never runs on the async threads: every search, solve or model load runs on a
@@ -26,8 +27,10 @@ pub mod config;
 pub mod engine;
 pub mod errors;
 pub mod game_routes;
+pub mod inventory;
 pub mod load;
 pub mod perfect;
+pub mod rejections;
 pub mod review;
 pub mod sessions;
 pub mod solver_pool;

@@ -254,9 +254,11 @@ mod tests {
         // Red to move wins at once in column 1.
         let pos = Connect4::parse_position("121212").unwrap();
         assert_eq!(player.choose(&pos).unwrap(), 0);
-        // The empty board cannot be solved in 50 ms; the pool's one solver is still usable.
+        // Five stones, past the opening book built in, cannot be solved in 50 ms; the pool's one
+        // solver is still usable.
         let mut hurried = PooledSolver::new(pool.clone(), Duration::from_millis(50));
-        let e = hurried.choose(&Connect4::new()).unwrap_err().to_string();
+        let early = Connect4::parse_position("44444").unwrap();
+        let e = hurried.choose(&early).unwrap_err().to_string();
         assert!(e.contains("could not find its move within"), "{e}");
         assert!(e.contains("--build-book"), "{e}");
         assert_eq!(player.choose(&pos).unwrap(), 0);

@@ -3,6 +3,9 @@
 //! than as a panic, a hang or a run that silently learns nothing hours later.
 
 use super::{EvalConfig, ForkMove, NetConfig, Research, RunConfig, SelfPlayConfig, TrainConfig};
+use crate::core::limits::{
+    with_commas, MAX_BATCH, MAX_GAMES, MAX_POSITIONS, MAX_SIMS, MAX_THREADS, MAX_WINDOW,
+};
 use crate::nn::Arch;
 use crate::search::gumbel;
 use crate::search::mcts::MctsConfig;
@@ -37,13 +40,14 @@ impl NetConfig {
 
 impl SelfPlayConfig {
     fn check(&self, out: &mut Vec<String>) {
-        at_least_one(out, "selfplay.games", self.games);
-        at_least_one(out, "selfplay.sims", self.sims as u64);
-        at_least_one(out, "selfplay.parallel_games", self.parallel_games as u64);
-        at_least_one(out, "selfplay.workers", self.workers as u64);
+        counted(out, "selfplay.games", self.games, MAX_GAMES);
+        counted(out, "selfplay.sims", self.sims as u64, MAX_SIMS);
+        let parallel = self.parallel_games as u64;
+        counted(out, "selfplay.parallel_games", parallel, MAX_THREADS);
+        counted(out, "selfplay.workers", self.workers as u64, MAX_THREADS);
         let threads = self.inference_threads as u64;
-        at_least_one(out, "selfplay.inference_threads", threads);
-        at_least_one(out, "selfplay.chunk_games", self.chunk_games);
+        counted(out, "selfplay.inference_threads", threads, MAX_THREADS);
+        counted(out, "selfplay.chunk_games", self.chunk_games, MAX_GAMES);
         let fork = self.fork_share;
         within(out, "selfplay.fork_share", fork, unit(fork), "from 0 to 1");
         if fork > 0.0 {
@@ -59,7 +63,8 @@ impl SelfPlayConfig {
 
 /// The tree search's numbers that must be finite and in their ranges.
 fn check_mcts(m: &MctsConfig, out: &mut Vec<String>) {
-    at_least_one(out, "mcts.gumbel_considered", m.gumbel_considered as u64);
+    let considered = m.gumbel_considered as u64;
+    counted(out, "mcts.gumbel_considered", considered, MAX_SIMS);
     let c = m.c_puct as f64;
     within(out, "mcts.c_puct", c, c > 0.0, "above 0");
     let fpu = m.fpu_reduction as f64;
@@ -91,8 +96,8 @@ fn check_mcts(m: &MctsConfig, out: &mut Vec<String>) {
 impl TrainConfig {
     fn check(&self, out: &mut Vec<String>) {
         at_least_one(out, "train.steps", self.steps);
-        at_least_one(out, "train.batch_size", self.batch_size as u64);
-        at_least_one(out, "train.window", self.window as u64);
+        counted(out, "train.batch_size", self.batch_size as u64, MAX_BATCH);
+        counted(out, "train.window", self.window as u64, MAX_WINDOW);
         let lr = self.learning_rate;
         within(out, "train.learning_rate", lr, lr > 0.0, "above 0");
         for (i, drop) in self.learning_rate_drops.iter().enumerate() {
@@ -111,7 +116,9 @@ impl TrainConfig {
 
 impl EvalConfig {
     fn check(&self, out: &mut Vec<String>) {
-        at_least_one(out, "eval.sims", self.sims as u64);
+        counted(out, "eval.sims", self.sims as u64, MAX_SIMS);
+        below(out, "eval.games", self.games, MAX_GAMES);
+        below(out, "eval.benchmark_games", self.benchmark_games, MAX_GAMES);
         let gate = self.promote_threshold;
         within(
             out,
@@ -125,9 +132,16 @@ impl EvalConfig {
 
 impl Research {
     fn check(&self, out: &mut Vec<String>) {
+        let positions = self.reanalyse_positions;
+        below(
+            out,
+            "research.reanalyse_positions",
+            positions,
+            MAX_POSITIONS,
+        );
         if let Some(cap) = self.playout_cap {
             let name = "research.playout_cap.fast_sims";
-            at_least_one(out, name, cap.fast_sims as u64);
+            counted(out, name, cap.fast_sims as u64, MAX_SIMS);
             let f = cap.full_fraction;
             let name = "research.playout_cap.full_fraction";
             within(out, name, f, f > 0.0 && f <= 1.0, "above 0, at most 1");
@@ -143,6 +157,21 @@ fn unit(v: f64) -> bool {
 fn at_least_one(out: &mut Vec<String>, name: &str, v: u64) {
     if v == 0 {
         out.push(out_of_range(name, v, "at least 1"));
+    }
+}
+
+/// Adds the problem of the count `v` named `name` when it is 0 or above `limit`.
+fn counted(out: &mut Vec<String>, name: &str, v: u64, limit: u64) {
+    at_least_one(out, name, v);
+    below(out, name, v, limit);
+}
+
+/// Adds the problem of the count `v` named `name` when it is above `limit`, which sizes memory
+/// or threads ([`crate::core::limits`]).
+fn below(out: &mut Vec<String>, name: &str, v: u64, limit: u64) {
+    if v > limit {
+        let range = format!("at most {}", with_commas(limit));
+        out.push(out_of_range(name, v, &range));
     }
 }
 

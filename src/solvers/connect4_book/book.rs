@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::cache::{Cache, KEY_LIMIT};
+use crate::core::bundled::{Bundled, Origin};
 use crate::core::files::{ensure, write_atomic, Format};
 use crate::core::progress;
 use crate::games::connect4::{HEIGHT, WIDTH};
@@ -20,6 +21,14 @@ const BOOK: Format = Format {
     kind: "c4-book",
     version: 2,
     remedy: "rebuild it with `zero solve --build-book DEPTH`",
+};
+
+/// The book of depth 4 compiled in: what the solver uses where its folder has no book (the
+/// binary run outside its clone), so the first plies never take minutes. A deeper book in the
+/// folder wins.
+pub const BUILT_IN_BOOK: Bundled = Bundled {
+    name: "data/connect4/book-4.bin",
+    bytes: include_bytes!("../../../data/connect4/book-4.bin"),
 };
 
 /// Exact scores of every position with at most `depth` stones, keyed by canonical key.
@@ -133,6 +142,17 @@ impl Book {
             Some(path) => Ok(Some(Arc::new(Book::load(&path)?))),
             None => Ok(None),
         }
+    }
+    /// The deepest book of `dir`, or the book built in ([`BUILT_IN_BOOK`]) where `dir` has
+    /// none, ready to share between solvers, and where it came from. A damaged book in `dir`
+    /// is an error, never a quiet fall back.
+    pub fn load_or_built_in(dir: &Path) -> Result<(Arc<Book>, Origin)> {
+        let (book, origin) = BUILT_IN_BOOK.load(Book::find_deepest(dir), Book::from_bytes)?;
+        Ok((Arc::new(book), origin))
+    }
+    /// Where [`Book::load_or_built_in`] reads the book of `dir` from, without reading it.
+    pub fn origin(dir: &Path) -> Origin {
+        BUILT_IN_BOOK.origin(Book::find_deepest(dir))
     }
     /// The deepest `book-N.bin` in `dir`, if any.
     pub fn find_deepest(dir: &Path) -> Option<PathBuf> {
@@ -291,6 +311,49 @@ fn solve_level(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_book_built_in_stands_in_for_a_folder_without_one_and_a_book_there_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let (book, origin) = Book::load_or_built_in(dir.path()).unwrap();
+        assert_eq!(origin, Origin::BuiltIn("data/connect4/book-4.bin"));
+        assert_eq!(Book::origin(dir.path()), origin);
+        let positions: usize = (0..=4).map(|d| positions_at(d).len()).sum();
+        assert_eq!((book.depth(), book.len()), (4, positions));
+        // The first player wins the empty board with the last stone of the board.
+        let empty = Position::from_game(&Connect4::new());
+        assert_eq!(book.get(empty.canonical_key().0), Some(1));
+        // The copy built in goes through the checks of a file: damaged, it is refused by name.
+        let mut damaged = BUILT_IN_BOOK.bytes.to_vec();
+        let n = damaged.len();
+        damaged[n - 5] ^= 0x10;
+        let damaged = Bundled {
+            name: BUILT_IN_BOOK.name,
+            bytes: Box::leak(damaged.into_boxed_slice()),
+        };
+        let e = damaged
+            .load(None, Book::from_bytes)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("<built-in data/connect4/book-4.bin>"), "{e}");
+        // A book in the folder wins, and a damaged one is an error, not the book built in.
+        let path = Book::path(dir.path(), 1);
+        Book::from_map(1, &HashMap::from([(empty.canonical_key().0, 1)]))
+            .save(&path)
+            .unwrap();
+        let (book, origin) = Book::load_or_built_in(dir.path()).unwrap();
+        assert_eq!(
+            (book.depth(), book.len(), origin),
+            (1, 1, Origin::File(path.clone()))
+        );
+        std::fs::write(&path, b"garbage").unwrap();
+        let e = Book::load_or_built_in(dir.path())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("book-1.bin") && e.ends_with(BOOK.remedy), "{e}");
+    }
 
     #[test]
     fn positions_are_counted_up_to_mirror_images() {

@@ -5,8 +5,10 @@
 //! of [`RECORD`] bytes: the canonical key (u64, little-endian), a lower and an upper bound on
 //! the score (i8 each; equal for an exact score), and a check value (u16: the low half of the
 //! CRC-32 of the 10 bytes before it), so that any flipped bit is found. A last record cut short
-//! by a crash is ignored (and cut off before the next append); anything else that is wrong is an
-//! error naming the file: a cache never answers with a score it did not find.
+//! by a crash is ignored (and cut off before the next append); anything else that is wrong makes
+//! the whole file suspect: [`Cache::open`] renames it aside (`cache.bin.corrupt-N`), warns, and
+//! starts an empty cache, since it is only a cache; [`Cache::load`] refuses it, naming the file.
+//! Either way a cache never answers with a score it did not find.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -16,6 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::core::files::{create_new_atomic, Format, STREAM_HEADER_BYTES};
+use crate::core::progress;
 use crate::games::connect4::{HEIGHT, WIDTH};
 use crate::solvers::connect4::{MAX_SCORE, MIN_SCORE};
 
@@ -82,16 +85,46 @@ pub struct Cache {
 
 impl Cache {
     /// Loads the cache in `dir` (empty when there is none yet); new entries are appended to it.
+    /// A damaged or foreign cache file is renamed aside (to the first free
+    /// `cache.bin.corrupt-N`) with a warning, and the cache starts empty; a file that cannot be
+    /// read at all is an error.
     pub fn open(dir: &Path) -> Result<Cache> {
+        Ok(Cache::open_setting_aside(dir)?.0)
+    }
+    /// [`Cache::open`], and where a damaged file was set aside, if one was.
+    pub fn open_setting_aside(dir: &Path) -> Result<(Cache, Option<PathBuf>)> {
         let path = dir.join(CACHE_FILE);
-        match std::fs::read(&path) {
-            Ok(bytes) => Cache::from_bytes(&path, &bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Cache {
-                map: HashMap::new(),
-                file: None,
-                path,
-            }),
-            Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        let Some(bytes) = read_if_there(&path)? else {
+            return Ok((Cache::empty(path), None));
+        };
+        match Cache::from_bytes(&path, &bytes) {
+            Ok(cache) => Ok((cache, None)),
+            Err(problem) => {
+                let aside = set_aside(&path)?;
+                if let Some(aside) = &aside {
+                    progress::warn(&format!(
+                        "{problem:#}; it was renamed {} and the solver starts an empty cache",
+                        aside.display()
+                    ));
+                }
+                Ok((Cache::empty(path), aside))
+            }
+        }
+    }
+    /// Loads the cache in `dir` as [`Cache::open`] does, but a damaged or foreign file is an
+    /// error naming it, and stays where it is.
+    pub fn load(dir: &Path) -> Result<Cache> {
+        let path = dir.join(CACHE_FILE);
+        match read_if_there(&path)? {
+            Some(bytes) => Cache::from_bytes(&path, &bytes),
+            None => Ok(Cache::empty(path)),
+        }
+    }
+    fn empty(path: PathBuf) -> Cache {
+        Cache {
+            map: HashMap::new(),
+            file: None,
+            path,
         }
     }
     /// The cache in the bytes of the cache file at `path`, checked as [`Cache::open`] checks
@@ -175,6 +208,43 @@ impl Cache {
     }
 }
 
+/// The bytes of the file at `path`, or none when there is no file.
+fn read_if_there(path: &Path) -> Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// Renames the file at `path` to the first free `NAME.corrupt-N` beside it, and returns that;
+/// none when the file is gone already (another solver on the same folder set it aside).
+fn set_aside(path: &Path) -> Result<Option<PathBuf>> {
+    let name = path
+        .file_name()
+        .map_or_else(|| CACHE_FILE.into(), |n| n.to_string_lossy().into_owned());
+    let mut n = 1;
+    let aside = loop {
+        let candidate = path.with_file_name(format!("{name}.corrupt-{n}"));
+        if !candidate.exists() {
+            break candidate;
+        }
+        n += 1;
+    };
+    match std::fs::rename(path, &aside) {
+        Ok(()) => Ok(Some(aside)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| {
+            format!(
+                "{} is damaged and cannot be renamed aside to {}; {}",
+                path.display(),
+                aside.display(),
+                CACHE.remedy
+            )
+        }),
+    }
+}
+
 /// Opens the cache file to append records, creating it with its header if it is not there,
 /// and cutting off a last record cut short by a crash so that the next ones line up.
 fn open_for_appending(path: &Path) -> Result<File> {
@@ -204,7 +274,7 @@ mod tests {
     use super::*;
 
     fn error(dir: &Path) -> String {
-        let e = Cache::open(dir).err().unwrap().to_string();
+        let e = Cache::load(dir).err().unwrap().to_string();
         assert!(
             e.contains(&dir.join(CACHE_FILE).display().to_string()) && e.ends_with(CACHE.remedy),
             "{e}"
@@ -365,5 +435,31 @@ mod tests {
         .unwrap();
         let c = Cache::open(dir).unwrap();
         assert_eq!((c.len(), c.lower_bound(3)), (3, Some(MAX_SCORE)));
+    }
+
+    #[test]
+    fn a_damaged_cache_is_set_aside_and_the_solver_starts_an_empty_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let path = dir.join(CACHE_FILE);
+        Cache::open(dir).unwrap().insert(1, -3).unwrap();
+        let mut bad = std::fs::read(&path).unwrap();
+        *bad.last_mut().unwrap() ^= 0x80;
+        for n in 1..=2 {
+            std::fs::write(&path, &bad).unwrap();
+            let (mut c, aside) = Cache::open_setting_aside(dir).unwrap();
+            let aside = aside.expect("the damaged file set aside");
+            assert_eq!(aside, dir.join(format!("cache.bin.corrupt-{n}")));
+            // The damaged bytes are kept as they were, for whoever wants to look at them.
+            assert_eq!(std::fs::read(&aside).unwrap(), bad);
+            assert!(c.is_empty() && !path.exists());
+            c.insert(2, 5).unwrap();
+        }
+        // The new cache is a good one, and what the damaged one held is not believed.
+        let (c, aside) = Cache::open_setting_aside(dir).unwrap();
+        assert_eq!(
+            (c.len(), c.get(2), c.get(1), aside),
+            (1, Some(5), None, None)
+        );
     }
 }

@@ -4,6 +4,9 @@
 //! the solver with both in front of it ([`Oracle`]); and the `solver` player built on it
 //! ([`SolverAgent`]).
 //!
+//! Where a folder has no book, the book of depth 4 compiled into the binary stands in
+//! ([`BUILT_IN_BOOK`]), so the solver is quick on the first plies wherever the binary runs.
+//!
 //! Both files are checked when loaded (see [`crate::core::files`]): a truncated, corrupt or
 //! foreign book or cache is an error naming the file and what to do, never a wrong score.
 
@@ -12,7 +15,7 @@ mod cache;
 mod oracle;
 mod player;
 
-pub use book::{build_book, Book, BookLevel, BookReport};
+pub use book::{build_book, Book, BookLevel, BookReport, BUILT_IN_BOOK};
 pub use cache::Cache;
 pub use oracle::{Oracle, OutOfTime, Source};
 pub use player::SolverAgent;

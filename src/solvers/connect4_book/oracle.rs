@@ -34,16 +34,15 @@ pub enum Source {
 }
 
 impl Oracle {
-    /// A solver with a table of `table_entries`; with `dir`, the deepest book and the cache
-    /// found there.
+    /// A solver with a table of `table_entries`; with `dir`, the deepest book found there (the
+    /// book built in where there is none) and the cache there.
     pub fn new(table_entries: usize, dir: Option<&Path>) -> Result<Oracle> {
         let mut solver = Solver::new(table_entries);
         let (mut book, mut cache) = (None, None);
         if let Some(dir) = dir {
-            if let Some(b) = Book::load_deepest(dir)? {
-                solver.set_book(Box::new(b.clone()));
-                book = Some(b);
-            }
+            let (b, _) = Book::load_or_built_in(dir)?;
+            solver.set_book(Box::new(b.clone()));
+            book = Some(b);
             cache = Some(Cache::open(dir)?);
         }
         Ok(Oracle {
@@ -209,8 +208,12 @@ mod tests {
     #[test]
     fn a_search_past_its_deadline_fails_and_leaves_nothing_wrong_behind() {
         let dir = tempfile::tempdir().unwrap();
+        // An empty book in the folder wins over the book built in; the empty board then takes
+        // minutes to solve.
+        Book::from_map(0, &Default::default())
+            .save(&Book::path(dir.path(), 0))
+            .unwrap();
         let mut oracle = Oracle::new(1 << 16, Some(dir.path())).unwrap();
-        // The empty board takes minutes to solve without a deep book.
         let empty = Position::from_game(&Connect4::new());
         let started = Instant::now();
         oracle.set_deadline(Some(started + std::time::Duration::from_millis(30)));
@@ -233,7 +236,23 @@ mod tests {
     }
 
     #[test]
-    fn a_damaged_book_or_cache_stops_the_oracle() {
+    fn without_a_book_in_its_folder_the_oracle_answers_the_empty_board_from_the_book_built_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut oracle = Oracle::new(1 << 16, Some(dir.path())).unwrap();
+        let empty = Position::from_game(&Connect4::new());
+        oracle.set_deadline(Some(Instant::now() + std::time::Duration::from_secs(60)));
+        assert_eq!(oracle.solve(&empty).unwrap(), (1, Source::Book));
+        // Every first move is known at once: the overlay's seven answers on the empty board.
+        let scores = oracle.move_scores(&empty).unwrap();
+        assert_eq!(scores[3], Some(1));
+        assert!(
+            scores.iter().all(|s| s.is_some_and(|s| s <= 1)),
+            "{scores:?}"
+        );
+    }
+
+    #[test]
+    fn a_damaged_book_stops_the_oracle_and_a_damaged_cache_is_set_aside() {
         let dir = tempfile::tempdir().unwrap();
         let dir = dir.path();
         // 2252576253462244111563365343671351441: score -1 (Pons' Test_L3_R1).
@@ -254,8 +273,15 @@ mod tests {
         let n = bytes.len();
         bytes[n - 3] ^= 0x01;
         std::fs::write(&cache, &bytes).unwrap();
-        let e = Oracle::new(1 << 16, Some(dir)).err().unwrap().to_string();
-        assert!(e.contains("cache.bin") && e.contains("only a cache"), "{e}");
+        // A damaged cache is only set aside: the oracle solves again, and caches anew.
+        let mut oracle = Oracle::new(1 << 16, Some(dir)).unwrap();
+        assert!(dir.join("cache.bin.corrupt-1").is_file());
+        assert_eq!(oracle.solve(&p).unwrap(), (-1, Source::Search));
+        drop(oracle);
+        assert_eq!(
+            Oracle::new(1 << 16, Some(dir)).unwrap().solve(&p).unwrap(),
+            (-1, Source::Cache)
+        );
         std::fs::remove_file(&cache).unwrap();
         std::fs::write(Book::path(dir, 4), b"garbage").unwrap();
         let e = Oracle::new(1 << 16, Some(dir)).err().unwrap().to_string();
