@@ -623,6 +623,15 @@ async fn on_a_phone_and_a_laptop_the_board_fits_and_whole_games_play_by_clicking
             "{at}: '{result}'"
         );
         assert!(s.inside_viewport("#board").await, "{at}");
+        // The solver's review: the solver made no mistake; ours, if any, are listed.
+        s.click("#review").await;
+        s.wait_for("document.querySelector('#review-box .summary')", 30)
+            .await;
+        let summary = s.text("#review-box .summary").await;
+        assert!(
+            summary.starts_with("No mistakes") || !summary.contains("O's first mistake"),
+            "{at}: {summary}"
+        );
         if size == PHONE || size == LAPTOP {
             // The screenshots: a game against an engine, its analysis beside (below) it.
             s.start_from("connect4", "mcts:300", "first", "4453").await;
