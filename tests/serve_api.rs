@@ -813,7 +813,7 @@ fn the_page_and_its_files_are_served_from_the_binary() {
     let html = page.text();
     assert!(html.contains("/app.js") && html.contains("/style.css"));
     // Nothing from elsewhere: no http(s) URL in any of the page's files.
-    for file in ["/", "/app.js", "/style.css", "/favicon.svg"] {
+    for file in ["/", "/app.js", "/panels.js", "/style.css", "/favicon.svg"] {
         let a = get(addr, file);
         assert_eq!(a.status, 200, "{file}");
         let text = a.text().replace("http://www.w3.org/2000/svg", "");

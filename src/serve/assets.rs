@@ -11,7 +11,7 @@ pub const CONTENT_SECURITY_POLICY: &str =
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
      connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const FILES: [(&str, &str, &str); 4] = [
+const FILES: [(&str, &str, &str); 5] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -26,6 +26,11 @@ const FILES: [(&str, &str, &str); 4] = [
         "app.js",
         "text/javascript; charset=utf-8",
         include_str!("web/app.js"),
+    ),
+    (
+        "panels.js",
+        "text/javascript; charset=utf-8",
+        include_str!("web/panels.js"),
     ),
     (
         "favicon.svg",
