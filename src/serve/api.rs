@@ -3,7 +3,7 @@
 //! and model loads run on blocking threads, and no game stays locked across an `await`.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{header, Method, StatusCode, Uri};
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use super::app::{blocking, App};
+use super::app::{analysis_deadline, blocking, App};
 use super::assets;
 use super::engine::{self, parse_seat};
 use super::errors::{json_errors, ApiError, BODY_LIMIT};
@@ -338,22 +338,13 @@ async fn perfect(
         return Ok(Json(view));
     }
     let limit = app.config.analysis_seconds;
-    let seconds = match seconds {
-        None => limit,
-        Some(s) if s.is_finite() && s >= 0.0 => s.min(limit),
-        Some(s) => {
-            return Err(ApiError::bad(format!(
-                "seconds={s}: give a number of seconds from 0 to {limit}"
-            )))
-        }
-    };
+    let deadline = analysis_deadline(seconds, limit, limit)?;
     let Ok(_slot) = app.analyses.try_acquire() else {
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "too many perfect-play analyses are running: try again in a few seconds",
         ));
     };
-    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let shared = app.clone();
     let view = blocking(move || perfect_scores(kind, &position, &shared.engines.solvers, deadline))
         .await?;

@@ -56,3 +56,22 @@ pub async fn blocking<T: Send + 'static>(
         .await
         .map_err(|e| ApiError::internal(format!("a worker thread failed: {e}")))?
 }
+
+/// When a solver's work asked for by a request must end: after `seconds` (at most `limit`),
+/// `default` seconds when the request does not say; a negative or non-finite number is refused.
+pub fn analysis_deadline(
+    seconds: Option<f64>,
+    default: f64,
+    limit: f64,
+) -> Result<std::time::Instant, ApiError> {
+    let seconds = match seconds {
+        None => default,
+        Some(s) if s.is_finite() && s >= 0.0 => s.min(limit),
+        Some(s) => {
+            return Err(ApiError::bad(format!(
+                "seconds={s}: give a number of seconds from 0 to {limit}"
+            )))
+        }
+    };
+    Ok(std::time::Instant::now() + std::time::Duration::from_secs_f64(seconds))
+}

@@ -3,14 +3,13 @@
 //! stepping through a game) and the solver's review of the game (`GET /api/games/ID/review`).
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde::Deserialize;
 
-use super::app::{blocking, App};
+use super::app::{analysis_deadline, blocking, App};
 use super::errors::ApiError;
 use super::review::{review_game, ReviewView};
 use super::sessions::lock;
@@ -67,22 +66,13 @@ pub(super) async fn review(
         (s.table.kind(), s.table.position(), s.table.opening_plies())
     };
     let limit = app.config.solver_seconds.as_secs_f64();
-    let seconds = match q.seconds {
-        None => REVIEW_SECONDS.min(limit),
-        Some(s) if s.is_finite() && s >= 0.0 => s.min(limit),
-        Some(s) => {
-            return Err(ApiError::bad(format!(
-                "seconds={s}: give a number of seconds from 0 to {limit}"
-            )))
-        }
-    };
+    let deadline = analysis_deadline(q.seconds, REVIEW_SECONDS.min(limit), limit)?;
     let Ok(_slot) = app.analyses.try_acquire() else {
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "too many reviews and analyses are running: try again in a few seconds",
         ));
     };
-    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let shared = app.clone();
     let view =
         blocking(move || review_game(kind, &position, opening, &shared.engines.solvers, deadline))
