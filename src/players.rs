@@ -12,6 +12,7 @@ use crate::alphazero::player::net_player::search_player;
 use crate::alphazero::player::policy_player::PolicyAgent;
 use crate::alphazero::player::trained_search::trained_search;
 use crate::catalog::Catalogued;
+use crate::core::cache_dir::cache_root;
 use crate::core::limits::{at_most, MAX_SIMS};
 use crate::games::{Game, Move, Outcome, Player};
 use crate::nn::{default_device, Evaluator, InferenceNet, Net, Shape};
@@ -130,8 +131,22 @@ pub struct BuildContext {
     pub pretrained: Option<PathBuf>,
 }
 
-/// Where the Connect Four solver's book and cache live unless the command line says otherwise.
-pub const DEFAULT_SOLVER_DIR: &str = "data/connect4";
+/// The Connect Four solver's folder in a clone: its book, and the cache the tests and scripts
+/// share.
+const CLONE_SOLVER_DIR: &str = "data/connect4";
+
+/// Where the Connect Four solver's book and cache live unless the command line says otherwise:
+/// the clone's `data/connect4` where it exists (run from a clone), else `connect4` in the
+/// cache folder ([`cache_root`]), so that a command run anywhere else leaves no folder behind
+/// in the working directory and its solved positions are kept for the next one.
+pub fn default_solver_dir() -> PathBuf {
+    let clone = Path::new(CLONE_SOLVER_DIR);
+    if clone.is_dir() {
+        clone.to_path_buf()
+    } else {
+        cache_root().join("connect4")
+    }
+}
 
 /// Simulations per move of a network player when `--sims` is not given.
 pub const DEFAULT_NET_SIMS: u32 = 200;
@@ -142,7 +157,7 @@ impl Default for BuildContext {
             models_dir: PathBuf::from("models"),
             sims: None,
             random_plies: 0,
-            solver_dir: PathBuf::from(DEFAULT_SOLVER_DIR),
+            solver_dir: default_solver_dir(),
             search: None,
             symmetries: false,
             pretrained: None,

@@ -1448,3 +1448,30 @@ fn a_whole_game_ends_with_its_result_and_its_position_string() {
     ]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn the_solver_run_outside_a_clone_keeps_its_cache_in_the_cache_folder_not_the_working_one() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let cache = dir.path().join("cache");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zero"))
+        .args(["solve"])
+        .current_dir(dir.path())
+        .env("ZERO_CACHE_DIR", &cache)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the zero binary runs");
+    // Past the book's depth, so that the answer is searched and cached.
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), b"44444432\n")
+        .expect("the position written");
+    let out = child.wait_with_output().expect("zero solve ends");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "44444432 1");
+    assert!(!dir.path().join("data").exists(), "a data folder was made");
+    assert!(cache.join("connect4/cache.bin").is_file());
+}

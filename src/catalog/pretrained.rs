@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::core::cache_dir::cache_root;
 use crate::core::files::write_atomic;
 
 /// A network shipped with the program: its model file and its run's settings.
@@ -73,22 +74,6 @@ fn write_once(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     write_atomic(path, bytes)
         .with_context(|| format!("cannot write the shipped network to {}", path.display()))
-}
-
-/// Where the program keeps files it can make again, as scripts/libtorch.sh: `$ZERO_CACHE_DIR`,
-/// else `$XDG_CACHE_HOME/zero`, else `~/.cache/zero`, else the system's temporary folder.
-fn cache_root() -> PathBuf {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = var("ZERO_CACHE_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(dir) = var("XDG_CACHE_HOME") {
-        return PathBuf::from(dir).join("zero");
-    }
-    match var("HOME") {
-        Some(home) => PathBuf::from(home).join(".cache/zero"),
-        None => std::env::temp_dir().join("zero-cache"),
-    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::core::files::write_atomic;
 use crate::core::rng::SeedStream;
 use crate::core::threads::default_threads;
 use crate::games::{Connect4, Game, GameKind, Move};
-use crate::players::DEFAULT_SOLVER_DIR;
+use crate::players::default_solver_dir;
 use crate::solvers::connect4::read_labelled_positions;
 
 /// Pons' test files, from the end of the game to its beginning (the groups of the set).
@@ -61,9 +61,10 @@ pub struct Args {
     /// Where to write the set.
     #[arg(long, default_value = CONNECT4_EVALSET_PATH)]
     out: PathBuf,
-    /// Where the solver's opening book is.
-    #[arg(long, default_value = DEFAULT_SOLVER_DIR)]
-    data: PathBuf,
+    /// Where the solver's opening book and cache are [default: data/connect4 where it
+    /// exists, else ~/.cache/zero/connect4].
+    #[arg(long)]
+    data: Option<PathBuf>,
     /// Solver threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
@@ -103,7 +104,8 @@ pub fn run(args: Args) -> Result<()> {
         items.extend(picked.into_iter().map(|p| ("selfplay".to_string(), p)));
     }
     let threads = args.threads.unwrap_or_else(default_threads).max(1);
-    let set = label_connect4(&items, Some(&args.data), threads, !args.json)?;
+    let data = args.data.clone().unwrap_or_else(default_solver_dir);
+    let set = label_connect4(&items, Some(&data), threads, !args.json)?;
     let seconds = started.elapsed().as_secs_f64();
     let groups: Vec<(String, usize)> = set
         .groups()

@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 
 use crate::catalog::{pretrained_model, Catalogued};
 use crate::core::limits::{at_most, MAX_SIMS};
-use crate::players::{BuildContext, DEFAULT_SOLVER_DIR};
+use crate::players::{default_solver_dir, BuildContext};
 use crate::search::mcts::SearchKind;
 
 #[derive(clap::Args, Debug, Clone)]
@@ -29,8 +29,9 @@ pub struct PlayerArgs {
     #[arg(long, default_value = "models")]
     pub models: PathBuf,
     /// Where the Connect Four solver keeps its opening book and the cache of positions it
-    /// solved (`zero solve --data`) [default: data/connect4, used when it exists]. Without the
-    /// book the solver's first moves take minutes each.
+    /// solved (`zero solve --data`) [default: data/connect4 where it exists, else connect4 in
+    /// the cache folder, ~/.cache/zero/connect4]. The book built into the binary stands in
+    /// for one the folder lacks.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
 }
@@ -48,7 +49,7 @@ impl PlayerArgs {
                 bail!("--data {}: no such directory", dir.display())
             }
             Some(dir) => dir.clone(),
-            None => PathBuf::from(DEFAULT_SOLVER_DIR),
+            None => default_solver_dir(),
         };
         Ok(BuildContext {
             models_dir: self.models.join(G::NAME),

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::arena::review::{Grader, Mistake};
 use crate::arena::GameRecord;
 use crate::games::{Connect4, Game};
-use crate::players::DEFAULT_SOLVER_DIR;
+use crate::players::default_solver_dir;
 use crate::solvers::connect4::{Solver, DEFAULT_TABLE_ENTRIES};
 use crate::solvers::connect4_book::Book;
 
@@ -19,9 +19,9 @@ pub struct Args {
     /// Games written by `zero arena --game connect4 ... --record FILE`.
     file: PathBuf,
     /// Where the solver's opening book is (the book built into the binary where the folder
-    /// has none).
-    #[arg(long, default_value = DEFAULT_SOLVER_DIR)]
-    data: PathBuf,
+    /// has none) [default: data/connect4 where it exists, else ~/.cache/zero/connect4].
+    #[arg(long)]
+    data: Option<PathBuf>,
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut solver = Solver::new(DEFAULT_TABLE_ENTRIES);
     // Without a book in the folder the one built in stands in: the first plies of a game are
     // the hardest to solve.
-    let (book, _) = Book::load_or_built_in(&args.data)?;
+    let (book, _) = Book::load_or_built_in(&args.data.clone().unwrap_or_else(default_solver_dir))?;
     solver.set_book(Box::new(book));
     let mut grader = Grader::new(solver);
     let mut games = Vec::new();

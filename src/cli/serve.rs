@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 
-use crate::players::DEFAULT_SOLVER_DIR;
+use crate::players::default_solver_dir;
 use crate::search::mcts::SearchKind;
 use crate::serve::{self, ServeConfig};
 
@@ -23,9 +23,10 @@ pub struct Args {
     /// the runs found there.
     #[arg(long, default_value = "models")]
     models: PathBuf,
-    /// Where the Connect Four solver's opening book and cache live.
-    #[arg(long, default_value = DEFAULT_SOLVER_DIR)]
-    data: PathBuf,
+    /// Where the Connect Four solver's opening book and cache live [default: data/connect4
+    /// where it exists, else connect4 in the cache folder, ~/.cache/zero/connect4].
+    #[arg(long)]
+    data: Option<PathBuf>,
     /// Live games at most.
     #[arg(long, default_value_t = 100)]
     max_games: usize,
@@ -60,7 +61,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     let config = ServeConfig {
         models: args.models,
-        solver_dir: args.data,
+        solver_dir: args.data.unwrap_or_else(default_solver_dir),
         max_games: args.max_games,
         idle: Duration::from_secs(args.idle_minutes.max(1) * 60),
         solver_seconds: Duration::from_secs(args.solver_seconds.max(1)),

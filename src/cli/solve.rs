@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::games::{Connect4, Game};
-use crate::players::DEFAULT_SOLVER_DIR;
+use crate::players::default_solver_dir;
 use crate::solvers::connect4::{
     describe_score, read_labelled_positions, Position, Solver, DEFAULT_TABLE_ENTRIES,
 };
@@ -35,9 +35,10 @@ pub struct Args {
     /// `book-DEPTH.bin` into the data directory.
     #[arg(long, value_name = "DEPTH")]
     build_book: Option<u32>,
-    /// Where the opening book and the cache of solved positions live.
-    #[arg(long, default_value = DEFAULT_SOLVER_DIR)]
-    data: PathBuf,
+    /// Where the opening book and the cache of solved positions live [default: data/connect4
+    /// where it exists, else connect4 in the cache folder, ~/.cache/zero/connect4].
+    #[arg(long)]
+    data: Option<PathBuf>,
     /// Use neither the book nor the cache (and add nothing to the cache).
     #[arg(long)]
     no_cache: bool,
@@ -47,6 +48,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    let data = args.data.clone().unwrap_or_else(default_solver_dir);
     if let Some(file) = &args.bench {
         return bench(&args, file);
     }
@@ -64,7 +66,7 @@ pub fn run(args: Args) -> Result<()> {
         };
         let r = build_book(
             depth,
-            &args.data,
+            &data,
             DEFAULT_TABLE_ENTRIES,
             !args.json,
             &mut on_level,
@@ -81,7 +83,7 @@ pub fn run(args: Args) -> Result<()> {
     if args.limit.is_some() {
         bail!("--limit only applies to --bench");
     }
-    let dir = (!args.no_cache).then_some(args.data.as_path());
+    let dir = (!args.no_cache).then_some(data.as_path());
     let mut oracle = Oracle::new(DEFAULT_TABLE_ENTRIES, dir)?;
     match &args.position {
         Some(s) => solve_one(&args, &mut oracle, s),

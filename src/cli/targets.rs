@@ -19,7 +19,7 @@ use crate::catalog::Catalogued;
 use crate::core::threads::default_threads;
 use crate::games::{Game, GameKind};
 use crate::nn::{default_device, InferenceNet, Net, Shape};
-use crate::players::DEFAULT_SOLVER_DIR;
+use crate::players::default_solver_dir;
 use crate::search::mcts::LeafEvaluator;
 use crate::solvers::exact::Exact;
 
@@ -141,12 +141,12 @@ fn network_path(choice: &str, paths: &RunPaths) -> Result<Option<PathBuf>> {
 }
 
 /// The Connect Four solver's folder: `--solver-data`, which must exist, or the default one
-/// where it exists.
+/// ([`default_solver_dir`]).
 fn solver_dir(args: &Args) -> Result<Option<PathBuf>> {
     Ok(match &args.solver_data {
         Some(dir) if !dir.is_dir() => bail!("--solver-data {}: no such directory", dir.display()),
         Some(dir) => Some(dir.clone()),
-        None => Some(PathBuf::from(DEFAULT_SOLVER_DIR)).filter(|d| d.is_dir()),
+        None => Some(default_solver_dir()),
     })
 }
 

@@ -3,10 +3,12 @@
 //! checked binary containers ([`files`]), one writer per run directory ([`lock`]), the process's
 //! memory ([`memory`]), the progress sink library code reports through ([`progress`]),
 //! thread-count defaults ([`threads`]), the largest counts a person may ask for ([`limits`]),
-//! data files compiled in as the fallback for a file not found on disk ([`bundled`]), and the
+//! data files compiled in as the fallback for a file not found on disk ([`bundled`]), the
+//! folder of files it can make again ([`cache_dir`]), and the
 //! flag that asks a long search to stop early ([`stop`]).
 
 pub mod bundled;
+pub mod cache_dir;
 pub mod files;
 pub mod limits;
 pub mod lock;

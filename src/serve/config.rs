@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::players::DEFAULT_SOLVER_DIR;
+use crate::players::default_solver_dir;
 use crate::search::mcts::SearchKind;
 
 /// The server's settings.
@@ -38,7 +38,7 @@ impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
             models: PathBuf::from("models"),
-            solver_dir: PathBuf::from(DEFAULT_SOLVER_DIR),
+            solver_dir: default_solver_dir(),
             max_games: 100,
             idle: Duration::from_secs(30 * 60),
             solver_seconds: Duration::from_secs(600),
