@@ -456,7 +456,7 @@ fn accuracy_grades_players_against_the_solver_labels() {
     );
     fails_with(
         &["accuracy", "--game", "tictactoe", "random", file],
-        "connect4 only",
+        "[possible values: connect4]",
     );
 }
 
@@ -643,7 +643,19 @@ fn grade_counts_mistakes_on_the_evaluation_set() {
     assert_eq!(c4["set_positions"], 800);
     assert_eq!(c4["groups"].as_array().map(|g| g.len()), Some(7));
     fails_with(&["grade", "human"], "not graded");
-    fails_with(&["evalset", "--game", "tictactoe"], "only connect4");
+    // Commands for some games only offer and accept just those.
+    fails_with(
+        &["evalset", "--game", "tictactoe"],
+        "[possible values: connect4]",
+    );
+    fails_with(
+        &["accuracy", "--game", "othello4", "random", "x"],
+        "[possible values: connect4]",
+    );
+    fails_with(
+        &["qlearn", "--game", "connect4"],
+        "[possible values: tictactoe, othello4]",
+    );
 }
 
 #[test]

@@ -3,8 +3,9 @@
 use super::player_args::PlayerArgs;
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
+use super::game_arg::game_among;
 use crate::arena::accuracy::{accuracy, AccuracyResult, Mistake};
 use crate::games::{Connect4, GameKind};
 use crate::players::PlayerSpec;
@@ -14,8 +15,8 @@ use crate::solvers::connect4_book::Oracle;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The game (only connect4 has solver-labelled test files).
-    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
+    /// The game: only connect4 has solver-labelled test files.
+    #[arg(long, value_parser = game_among(&[GameKind::Connect4]), default_value = "connect4")]
     game: GameKind,
     /// The player to grade.
     player: PlayerSpec,
@@ -49,9 +50,6 @@ struct Graded<'a> {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if args.game != GameKind::Connect4 {
-        bail!("accuracy needs solver-labelled positions, which exist for connect4 only");
-    }
     let ctx = args.net.context::<Connect4>()?;
     // Every file is checked before any output, so a typo in the last one is not reported
     // after a table header (or minutes of grading).

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
+use super::game_arg::game_among;
 use crate::alphazero::selfplay::records::{iterations_on_disk, read_iteration};
 use crate::arena::connect4_evalset::{connect4_key, label_connect4, sample_lines, sample_selfplay};
 use crate::arena::grading::CONNECT4_EVALSET_PATH;
@@ -35,8 +36,8 @@ type Item = (String, String);
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The game (only connect4's set is shipped; the small games' are built when needed).
-    #[arg(long, value_enum, default_value_t = GameKind::Connect4)]
+    /// The game: only connect4's set is built ahead (the small games' are solved when needed).
+    #[arg(long, value_parser = game_among(&[GameKind::Connect4]), default_value = "connect4")]
     game: GameKind,
     /// Positions drawn from each of Pons' six test files.
     #[arg(long, default_value_t = 100)]
@@ -83,12 +84,6 @@ struct Summary {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    if args.game != GameKind::Connect4 {
-        bail!(
-            "only connect4's evaluation set is built ahead; the {} set is solved when needed",
-            args.game.name()
-        );
-    }
     let started = Instant::now();
     let (mut items, pons_keys) = pons_items(&args)?;
     if let Some(dir) = &args.selfplay {

@@ -7,6 +7,7 @@ mod bench_serve;
 mod blackjack;
 mod cycle;
 mod evalset;
+mod game_arg;
 mod grade;
 mod info;
 mod lines;

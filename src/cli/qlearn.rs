@@ -15,6 +15,7 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
+use super::game_arg::game_among;
 use crate::catalog::Catalogued;
 use crate::games::{GameKind, Othello4, TicTacToe};
 use crate::players::{BuildContext, PlayerSpec};
@@ -24,8 +25,12 @@ use crate::tabular::qtable::QGame;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// tictactoe or othello4.
-    #[arg(long, value_enum, default_value_t = GameKind::TicTacToe)]
+    /// The game: a table of every position is for the small games only.
+    #[arg(
+        long,
+        value_parser = game_among(&[GameKind::TicTacToe, GameKind::Othello4]),
+        default_value = "tictactoe"
+    )]
     game: GameKind,
     #[arg(long, default_value_t = 500_000)]
     episodes: u64,
