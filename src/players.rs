@@ -10,7 +10,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use crate::agent::{Agent, RandomAgent};
 use crate::alphazero::player::net_player::search_player;
 use crate::alphazero::player::policy_player::PolicyAgent;
-use crate::alphazero::player::trained_search::trained_search;
+use crate::alphazero::player::trained_search::{run_settings_beside, trained_search};
 use crate::catalog::Catalogued;
 use crate::core::cache_dir::cache_root;
 use crate::core::limits::{at_most, MAX_SIMS};
@@ -191,16 +191,20 @@ impl PlayerSpec {
     }
 
     /// How a network player plays, as a line for a command to show beside its figures (e.g.
-    /// `best: gumbel search, 200 simulations a move, its run's search (...)`); `None` for
-    /// players without a network.
+    /// `best: gumbel search, 200 simulations a move, the search its run trained with (...)`);
+    /// `None` for players without a network.
     pub fn describe_play(&self, ctx: &BuildContext) -> Result<Option<String>> {
         let Some(search) = self.network_search(ctx)? else {
             return Ok(None);
         };
-        let origin = match ctx.search {
-            Some(_) => "as asked",
-            None => {
-                "its run's search (puct without a run.json beside it; --search chooses another)"
+        let trained_with = self
+            .weights(ctx)
+            .is_some_and(|w| run_settings_beside(&w).is_file());
+        let origin = match (ctx.search, trained_with) {
+            (Some(_), _) => "as asked",
+            (None, true) => "the search its run trained with (--search chooses another)",
+            (None, false) => {
+                "no run.json beside the network says how it trained (--search chooses another)"
             }
         };
         Ok(Some(match ctx.sims.unwrap_or(DEFAULT_NET_SIMS) {
@@ -360,6 +364,37 @@ mod tests {
     use super::*;
     use crate::games::Connect4;
     use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn a_network_players_line_says_where_its_search_came_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = PlayerSpec::Model(dir.path().join("best.safetensors"));
+        let mut ctx = BuildContext::default();
+        let line = |ctx: &BuildContext| spec.describe_play(ctx).unwrap().unwrap();
+        let copied = line(&ctx);
+        assert!(copied.contains("puct search"), "{copied}");
+        assert!(
+            copied.contains("no run.json beside the network"),
+            "{copied}"
+        );
+        std::fs::write(
+            dir.path().join("run.json"),
+            r#"{"mcts": {"search": "gumbel"}}"#,
+        )
+        .unwrap();
+        let trained = line(&ctx);
+        assert!(trained.contains("gumbel search"), "{trained}");
+        assert!(
+            trained.contains("the search its run trained with"),
+            "{trained}"
+        );
+        ctx.search = Some(SearchKind::Puct);
+        let asked = line(&ctx);
+        assert!(
+            asked.contains("puct search") && asked.ends_with("as asked"),
+            "{asked}"
+        );
+    }
 
     #[test]
     fn specs_parse_and_errors_list_the_players() {

@@ -65,7 +65,7 @@ pub fn trained_search(weights: &Path) -> Result<PlaySearch> {
 }
 
 /// The run settings that belong with a network file.
-fn run_settings_beside(weights: &Path) -> PathBuf {
+pub fn run_settings_beside(weights: &Path) -> PathBuf {
     weights.with_file_name("run.json")
 }
 
