@@ -7,12 +7,8 @@ use crate::games::GameKind;
 
 /// Parses a game name among `kinds`.
 pub fn game_among(kinds: &'static [GameKind]) -> impl TypedValueParser<Value = GameKind> {
-    PossibleValuesParser::new(kinds.iter().map(|k| k.name())).try_map(|name: String| {
-        GameKind::ALL
-            .into_iter()
-            .find(|k| k.name() == name)
-            .ok_or_else(|| format!("no board game is named {name}"))
-    })
+    PossibleValuesParser::new(kinds.iter().map(|k| k.name()))
+        .try_map(|name: String| name.parse::<GameKind>())
 }
 
 #[cfg(test)]
