@@ -23,6 +23,7 @@ use serde::Serialize;
 use crate::agent::Agent;
 use crate::arena::grading::{small_game_set, EvalSet, SMALL_SET_POSITIONS, SMALL_SET_SEED};
 use crate::games::{Game, GameKind, Move, Player};
+use crate::search::mcts::SearchKind;
 use crate::solvers::exact::Exact;
 use crate::solvers::exhaustive::{SolveTable, SolverAgent};
 
@@ -74,9 +75,13 @@ pub struct Side {
 /// Which presets a game's runs start from (`zero cycle --preset`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum PresetFamily {
-    /// The small boards' presets, with the two settings tuned for each game: the opening
-    /// plies played by temperature and the training steps of an iteration.
+    /// The small boards' presets, with the settings tuned for each game: the tree search of
+    /// self-play and evaluation, the opening plies played at random (their positions still
+    /// searched and trained on) and then by temperature, and the training steps of an
+    /// iteration.
     SmallBoard {
+        search: SearchKind,
+        random_opening_plies: u32,
         temperature_plies: u32,
         train_steps: u64,
     },

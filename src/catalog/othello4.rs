@@ -3,6 +3,7 @@
 use super::{owners, Board, Catalogued, Layout, PresetFamily, Pretrained, Side, Stones};
 use crate::games::othello4::PASS;
 use crate::games::{Game, Move, Othello4};
+use crate::search::mcts::SearchKind;
 
 impl Catalogued for Othello4 {
     const TITLE: &'static str = "4x4 Othello";
@@ -27,6 +28,8 @@ impl Catalogued for Othello4 {
     // More opening variety than tic-tac-toe's, and fewer steps an iteration
     // (docs/decisions.md, "The small games' preset").
     const PRESETS: PresetFamily = PresetFamily::SmallBoard {
+        search: SearchKind::Puct,
+        random_opening_plies: 0,
         temperature_plies: 4,
         train_steps: 200,
     };

@@ -3,6 +3,7 @@
 use super::{Board, Catalogued, Layout, PresetFamily, Pretrained, Side, Stones};
 use crate::agent::Agent;
 use crate::games::{Move, TicTacToe};
+use crate::search::mcts::SearchKind;
 use crate::search::rules::RulesAgent;
 
 impl Catalogued for TicTacToe {
@@ -26,6 +27,8 @@ impl Catalogued for TicTacToe {
         },
     ];
     const PRESETS: PresetFamily = PresetFamily::SmallBoard {
+        search: SearchKind::Puct,
+        random_opening_plies: 0,
         temperature_plies: 3,
         train_steps: 300,
     };

@@ -137,8 +137,8 @@ fn tiny() -> RunConfig {
     c
 }
 
-/// The small games' run on a CPU, with each game's own opening plies by temperature and
-/// training steps (docs/decisions.md, "The small games' preset").
+/// The small games' run on a CPU, with each game's own search, opening plies at random and
+/// by temperature, and training steps (docs/decisions.md, "The small games' preset").
 fn cpu_small_game(family: PresetFamily) -> RunConfig {
     let mut c = base();
     c.net.arch = Arch::resnet(2, 32);
@@ -148,10 +148,14 @@ fn cpu_small_game(family: PresetFamily) -> RunConfig {
     c.selfplay.parallel_games = 50;
     c.selfplay.chunk_games = 100;
     if let PresetFamily::SmallBoard {
+        search,
+        random_opening_plies,
         temperature_plies,
         train_steps,
     } = family
     {
+        c.mcts.search = search;
+        c.selfplay.random_opening_plies = random_opening_plies;
         (c.selfplay.temperature_plies, c.train.steps) = (temperature_plies, train_steps);
     }
     c.train.batch_size = 128;
