@@ -76,11 +76,12 @@ pub struct Side {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum PresetFamily {
     /// The small boards' presets, with the settings tuned for each game: the tree search of
-    /// self-play and evaluation, the opening plies played at random (their positions still
-    /// searched and trained on) and then by temperature, and the training steps of an
-    /// iteration.
+    /// self-play and evaluation, the self-play games of an iteration, their opening plies
+    /// played at random (their positions still searched and trained on) and then by
+    /// temperature, and the training steps of an iteration.
     SmallBoard {
         search: SearchKind,
+        games: u64,
         random_opening_plies: u32,
         temperature_plies: u32,
         train_steps: u64,

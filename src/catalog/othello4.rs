@@ -29,6 +29,7 @@ impl Catalogued for Othello4 {
     // (docs/decisions.md, "The small games' preset").
     const PRESETS: PresetFamily = PresetFamily::SmallBoard {
         search: SearchKind::Puct,
+        games: 200,
         random_opening_plies: 0,
         temperature_plies: 4,
         train_steps: 200,

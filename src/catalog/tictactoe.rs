@@ -28,6 +28,7 @@ impl Catalogued for TicTacToe {
     ];
     const PRESETS: PresetFamily = PresetFamily::SmallBoard {
         search: SearchKind::Puct,
+        games: 200,
         random_opening_plies: 0,
         temperature_plies: 3,
         train_steps: 300,

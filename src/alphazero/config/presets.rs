@@ -137,24 +137,24 @@ fn tiny() -> RunConfig {
     c
 }
 
-/// The small games' run on a CPU, with each game's own search, opening plies at random and
-/// by temperature, and training steps (docs/decisions.md, "The small games' preset").
+/// The small games' run on a CPU, with each game's own search, games, opening plies at random
+/// and by temperature, and training steps (docs/decisions.md, "The small games' preset").
 fn cpu_small_game(family: PresetFamily) -> RunConfig {
     let mut c = base();
     c.net.arch = Arch::resnet(2, 32);
-    c.selfplay.games = 200;
     c.selfplay.sims = 48;
     c.selfplay.workers = 2;
     c.selfplay.parallel_games = 50;
     c.selfplay.chunk_games = 100;
     if let PresetFamily::SmallBoard {
         search,
+        games,
         random_opening_plies,
         temperature_plies,
         train_steps,
     } = family
     {
-        c.mcts.search = search;
+        (c.mcts.search, c.selfplay.games) = (search, games);
         c.selfplay.random_opening_plies = random_opening_plies;
         (c.selfplay.temperature_plies, c.train.steps) = (temperature_plies, train_steps);
     }
