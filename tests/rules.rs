@@ -1,7 +1,10 @@
-//! Move generation checked against known counts, and 4x4 Othello against an implementation of
-//! its own written in this file.
+//! Move generation checked against known counts, and 4x4 Othello and 5x5 Domineering against
+//! implementations of their own written in this file.
 
-use zero::games::{perft, Connect4, Othello4, TicTacToe};
+use std::collections::{HashMap, HashSet};
+
+use zero::catalog::Catalogued;
+use zero::games::{perft, Connect4, Domineering, Game, Othello4, TicTacToe};
 
 #[test]
 fn connect4_perft_matches_the_known_counts() {
@@ -243,4 +246,86 @@ fn othello4_perft_counts_passes_as_plies() {
         (24_632, 30_116, 5_312)
     );
     assert_eq!(total(|r| r.passes), 33_420);
+}
+
+/// 5x5 Domineering written again for the test, on a grid of who covers each cell (none of the
+/// crate's code): Vertical (1) covers a cell and the one below it, Horizontal (2) a cell and
+/// the one to its right, Vertical first; a side with no room on its turn loses.
+mod domineering_reference {
+    use std::collections::HashMap;
+
+    pub const N: usize = 5;
+    pub type Grid = [[u8; N]; N];
+
+    /// The grids after each move of `side`.
+    pub fn children(g: &Grid, side: u8) -> Vec<Grid> {
+        let (dr, dc) = if side == 1 { (1, 0) } else { (0, 1) };
+        let mut out = Vec::new();
+        for r in 0..N - dr {
+            for c in 0..N - dc {
+                if g[r][c] == 0 && g[r + dr][c + dc] == 0 {
+                    let mut child = *g;
+                    (child[r][c], child[r + dr][c + dc]) = (side, side);
+                    out.push(child);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `side`, to move on `g`, wins; only the covered cells matter, not whose.
+    pub fn wins(g: &Grid, side: u8, memo: &mut HashMap<(u32, u8), bool>) -> bool {
+        let covered = g
+            .iter()
+            .flatten()
+            .enumerate()
+            .fold(0u32, |m, (i, &v)| m | u32::from(v != 0) << i);
+        if let Some(&w) = memo.get(&(covered, side)) {
+            return w;
+        }
+        let w = children(g, side)
+            .iter()
+            .any(|child| !wins(child, 3 - side, memo));
+        memo.insert((covered, side), w);
+        w
+    }
+}
+
+#[test]
+fn domineering_counts_match_a_grid_of_its_own_ply_by_ply() {
+    use domineering_reference::{children, Grid, N};
+    let rows = perft::<Domineering>(Domineering::MAX_PLIES);
+    let mut level: HashSet<Grid> = HashSet::from([[[0; N]; N]]);
+    let mut counts = Vec::new();
+    for ply in 0..Domineering::MAX_PLIES {
+        let side = 1 + (ply % 2) as u8;
+        level = level.iter().flat_map(|g| children(g, side)).collect();
+        counts.push(level.len() as u64);
+    }
+    assert_eq!(rows.iter().map(|r| r.positions).collect::<Vec<_>>(), counts);
+    // 20 upright dominoes at the start; 723,995 positions in all after it.
+    assert_eq!(rows[0].sequences, 20);
+    assert_eq!(counts.iter().sum::<u64>(), 723_995);
+}
+
+/// Breuker, Uiterwijk and van den Herik, "Solving 8x8 Domineering" (Theoretical Computer
+/// Science 230, 2000), table of m x n boards: 5x5 is won by the second player. The grid of
+/// this file and the crate's exact solver both say so, and agree on every first move.
+#[test]
+fn domineering_5x5_is_won_by_the_second_player_as_published() {
+    use domineering_reference::{children, wins, N};
+    let mut memo = HashMap::new();
+    let start = [[0; N]; N];
+    assert!(!wins(&start, 1, &mut memo));
+    let mut exact = Domineering::exact(None).unwrap();
+    assert!(exact.value(&Domineering::new()).unwrap() < 0);
+    // Each first move, in the crate's order (reading order of the domino's top cell) and the
+    // grid's (the same): Horizontal wins after every one.
+    let results = exact.move_results(&Domineering::new());
+    let firsts = children(&start, 1);
+    assert_eq!(results.len(), firsts.len());
+    for ((m, solved), grid) in results.into_iter().zip(firsts) {
+        assert!(wins(&grid, 2, &mut memo), "after {m}");
+        assert_eq!(solved.map(|s| s.0), Some(-1), "after {m}");
+    }
 }

@@ -1,5 +1,6 @@
 //! `zero serve`'s page in a real browser: headless Chromium driven through the DevTools
-//! protocol (chromiumoxide). A whole tic-tac-toe game against `solver` by clicking, a few
+//! protocol (chromiumoxide). Whole tic-tac-toe and Domineering games against `solver` by
+//! clicking, a few
 //! Connect Four moves by clicking and by key, the engine's replies and analysis, refused
 //! clicks shown as messages, and the perfect-play overlay (with the README's screenshot); on
 //! a phone's width (360 and 390 px) and a laptop's (1280 px), the board whole on the screen,
@@ -340,6 +341,49 @@ async fn a_whole_tic_tac_toe_game_against_the_solver_by_clicking() {
     assert_eq!(s.text("#status").await, result.split(':').next().unwrap());
     let message = s.refused("#board [data-move='1']").await;
     assert!(message.contains("the game is over"), "{message}");
+    s.close().await;
+}
+
+/// Domineering, added by its rules and facts alone: the page draws its cells from
+/// `/api/info`, marks where a domino may start, explains a refused click, and plays a whole
+/// game to the solver's win (5x5 is won by the second player).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_domineering_game_against_the_solver_by_clicking() {
+    let Some(chrome) = chrome_or_skip() else {
+        return;
+    };
+    let s = Session::open(&chrome, "#play").await;
+    s.start("domineering", "solver").await;
+    assert_eq!(s.text("#status").await, "Vertical to move");
+    assert_eq!(
+        s.eval::<usize>("document.querySelectorAll('#board .cell').length")
+            .await,
+        25
+    );
+    // An upright domino cannot start on the bottom row.
+    let message = s.refused("#board [data-move='c5']").await;
+    assert_eq!(
+        message,
+        "Vertical's domino covers c5 and the cell below, but c5 is on the bottom row"
+    );
+    for _ in 0..13 {
+        if s.eval::<bool>("!document.getElementById('result').hidden")
+            .await
+        {
+            break;
+        }
+        let legal: String = s
+            .eval("document.querySelector('#board .cell.legal').dataset.move")
+            .await;
+        s.play(&format!("#board [data-move='{legal}']")).await;
+    }
+    assert_eq!(s.text("#result").await, "Horizontal wins: you lose.");
+    // Each covered cell shows its side's mark: two a domino, every one in the moves list.
+    let covered: usize = s
+        .eval("[...document.querySelectorAll('#board .cell')].filter(c => c.textContent === '▮' || c.textContent === '▬').length")
+        .await;
+    assert_eq!(covered, 2 * s.moves().await);
+    s.keep_screenshot("serve-domineering.png").await;
     s.close().await;
 }
 

@@ -9,6 +9,7 @@
 //! [`crate::alphazero`] (the presets that read its preset family).
 
 mod connect4;
+mod domineering;
 mod othello4;
 mod pretrained;
 mod tictactoe;

@@ -96,8 +96,9 @@ pub trait Game: Clone + Debug + Send + Sync + PartialEq + Eq + Hash + 'static {
     fn to_move(&self) -> Player;
     /// Number of plies played from the start (a pass counts).
     fn ply(&self) -> usize;
-    /// The legal moves; empty exactly when the game is over. A player who cannot move but whose
-    /// opponent can gets a single pass move.
+    /// The legal moves; empty exactly when the game is over. In a game where a side that
+    /// cannot place passes (Othello), it gets a single pass move while its opponent can move;
+    /// in one where it loses (Domineering), the game is over.
     fn legal_moves(&self) -> Moves;
     /// Whether `m` is legal here.
     fn is_legal(&self, m: Move) -> bool {

@@ -8,6 +8,7 @@
 
 pub mod blackjack;
 pub mod connect4;
+pub mod domineering;
 mod game;
 mod kind;
 mod moves;
@@ -18,6 +19,7 @@ mod tally;
 pub mod tictactoe;
 
 pub use connect4::Connect4;
+pub use domineering::Domineering;
 pub use game::{Game, GameError, Outcome, Player};
 pub use kind::GameKind;
 pub use moves::{Move, Moves};
@@ -39,6 +41,7 @@ macro_rules! board_game_list {
             connect4::Connect4,
             tictactoe::TicTacToe,
             othello4::Othello4,
+            domineering::Domineering,
         }
     };
 }
