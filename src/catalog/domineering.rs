@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::{owners, Board, Catalogued, Layout, PresetFamily, Side, Stones};
+use super::{owners, Board, Catalogued, Layout, PresetFamily, Pretrained, Side, Stones};
 use crate::agent::Agent;
 use crate::games::{Domineering, Game, Move, Player};
 use crate::search::mcts::SearchKind;
@@ -78,6 +78,9 @@ impl Catalogued for Domineering {
                 Domineering::cell_name(partner)
             )
         }
+    }
+    fn pretrained() -> Option<Pretrained> {
+        crate::shipped_network!("domineering")
     }
     fn exact(_files: Option<&Path>) -> Result<Box<dyn Exact<Self>>> {
         Ok(Box::new(NegamaxSolver::<Domineering>::new(TABLE_ENTRIES)))
