@@ -126,7 +126,7 @@ mod tests {
         }
         let shipped = &lines[lines.len() - 2];
         assert!(
-            shipped.ends_with("best): Connect Four, Tic-tac-toe, 4x4 Othello"),
+            shipped.ends_with("best): Connect Four, Tic-tac-toe, 4x4 Othello, Domineering"),
             "{shipped}"
         );
         let book = lines.last().unwrap();
