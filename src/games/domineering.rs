@@ -8,6 +8,7 @@
 //! numbered 0..25 in reading order and move `i` covers cell `i` and the one below (Vertical)
 //! or to its right (Horizontal), so a click on a cell plays the domino that starts there.
 
+use super::coords::{cell_name, parse_cell};
 use super::{Game, GameError, Move, Moves, Outcome, Player, Symmetry};
 
 const SIZE: usize = 5;
@@ -59,11 +60,7 @@ impl Domineering {
     }
     /// A cell's name, `a1`-`e5`.
     pub fn cell_name(cell: usize) -> String {
-        format!(
-            "{}{}",
-            char::from(b'a' + (cell % SIZE) as u8),
-            cell / SIZE + 1
-        )
+        cell_name(cell, SIZE)
     }
 }
 
@@ -158,10 +155,9 @@ impl Game for Domineering {
         s
     }
     fn parse_move(&self, s: &str) -> Result<Move, GameError> {
-        let t = s.trim().to_ascii_lowercase();
-        match t.as_bytes() {
-            [c @ b'a'..=b'e', r @ b'1'..=b'5'] => Ok((r - b'1') * SIZE as u8 + (c - b'a')),
-            _ => Err(GameError::BadMove {
+        match parse_cell(&s.trim().to_ascii_lowercase(), SIZE, SIZE) {
+            Some(cell) => Ok(cell as Move),
+            None => Err(GameError::BadMove {
                 input: s.to_string(),
                 reason: "a domineering move is the domino's top or left cell, a1-e5 \
                          (column a-e, row 1 at the top)"

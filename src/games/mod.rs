@@ -8,6 +8,7 @@
 
 pub mod blackjack;
 pub mod connect4;
+mod coords;
 pub mod domineering;
 mod game;
 mod kind;

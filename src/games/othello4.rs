@@ -3,6 +3,7 @@
 //! the side with more discs wins. Cells are numbered 0..16 in reading order; the pass is
 //! action 16. People type moves as `b2` (column letter a-d, row 1-4 from the top) or `pass`.
 
+use super::coords::{cell_name, parse_cell};
 use super::{Game, GameError, Move, Moves, Outcome, Player, Symmetry};
 
 pub const N: usize = 4;
@@ -213,20 +214,18 @@ impl Game for Othello4 {
         if t == "pass" || t == "--" {
             return Ok(PASS);
         }
-        match t.as_bytes() {
-            [c @ b'a'..=b'd', r @ b'1'..=b'4'] => Ok((r - b'1') * N as u8 + (c - b'a')),
-            _ => Err(GameError::BadMove {
+        parse_cell(&t, N, N)
+            .map(|cell| cell as Move)
+            .ok_or_else(|| GameError::BadMove {
                 input: s.to_string(),
                 reason: "an Othello move is a coordinate a1-d4 (column, row) or 'pass'".into(),
-            }),
-        }
+            })
     }
     fn format_move(&self, m: Move) -> String {
         if m == PASS {
             "pass".into()
         } else {
-            let (r, c) = (m as usize / N, m as usize % N);
-            format!("{}{}", (b'a' + c as u8) as char, r + 1)
+            cell_name(m as usize, N)
         }
     }
     /// A sequence of moves such as `c1 d1 pass` or `c1d1`; `pass` or `--` for a pass.

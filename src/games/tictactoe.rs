@@ -2,6 +2,7 @@
 //! type them as `1`-`9` (coordinates `a1`-`c3`, column letter and row 1 at the top, are read
 //! too, for older scripts).
 
+use super::coords::parse_cell;
 use super::{square_symmetries, Game, GameError, Move, Moves, Outcome, Player, Symmetry};
 
 pub const LINES: [u16; 8] = [
@@ -159,14 +160,13 @@ impl Game for TicTacToe {
             input: s.to_string(),
             reason: reason.to_string(),
         };
-        let b = t.as_bytes();
-        match b {
-            [d @ b'1'..=b'9'] => Ok(d - b'1'),
-            [c @ b'a'..=b'c', r @ b'1'..=b'3'] => Ok((r - b'1') * 3 + (c - b'a')),
-            _ => Err(bad(
-                "a tic-tac-toe move is a cell 1-9 (reading order) or a coordinate a1-c3",
-            )),
-        }
+        let cell = match t.as_bytes() {
+            [d @ b'1'..=b'9'] => Some(usize::from(d - b'1')),
+            _ => parse_cell(&t, 3, 3),
+        };
+        cell.map(|c| c as Move).ok_or_else(|| {
+            bad("a tic-tac-toe move is a cell 1-9 (reading order) or a coordinate a1-c3")
+        })
     }
     fn format_move(&self, m: Move) -> String {
         (m + 1).to_string()
