@@ -43,8 +43,6 @@ impl SeedStream {
 pub mod streams {
     use super::SeedStream;
 
-    /// libtorch's generator during the training stage of iteration `index`.
-    pub const TRAINING_TORCH: SeedStream = SeedStream::new(0);
     /// The mini-batches of the training stage of iteration `index`.
     pub const TRAINING_BATCHES: SeedStream = SeedStream::new(0x7a11);
     /// The positions that the training stage of iteration `index` reanalyses, and their

@@ -153,7 +153,10 @@ pub(super) fn conv1(p: nn::Path, cin: usize, cout: usize) -> Conv {
 }
 
 /// Every network made in this process draws its initial weights under this lock, so that a
-/// seeded one ([`Net::new_seeded`]) is not disturbed by another drawn at the same time.
+/// seeded one ([`Net::new_seeded`]) is not disturbed by another drawn at the same time. Nothing
+/// else seeds or draws from libtorch's generator: training draws nothing from it, and a seed set
+/// outside this lock (training once set one) landed between another thread's seeding and its
+/// drawing, which then built other weights than its seed's.
 ///
 /// [`Net::new_seeded`]: super::Net::new_seeded
 pub(super) fn lock_torch_generator() -> std::sync::MutexGuard<'static, ()> {

@@ -47,7 +47,6 @@ pub fn stage_train<G: Game>(
     // steps are too small to share.
     let threads = training_threads(&net.meta.arch, Shape::of::<G>(), cfg.train.batch_size);
     let _threads = TorchThreads::set(threads);
-    tch::manual_seed(streams::TRAINING_TORCH.seed(cfg.seed, iteration as u64) as i64);
     let checkpointing = Checkpointing {
         path: paths.train_checkpoint(),
         iteration,
