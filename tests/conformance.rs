@@ -798,6 +798,13 @@ fn check_facts<G: Catalogued>() {
             G::NAME
         );
     }
+    let example = G::parse_position(&facts.example_position);
+    assert!(
+        example.as_ref().is_ok_and(|p| p.ply() > 0),
+        "{}: the example position '{}' reads as {example:?}",
+        G::NAME,
+        facts.example_position
+    );
     let set = G::eval_set().unwrap();
     assert!(!set.is_empty(), "{}: an empty evaluation set", G::NAME);
     for e in &set.entries {

@@ -355,6 +355,11 @@ async fn a_whole_domineering_game_against_the_solver_by_clicking() {
     let s = Session::open(&chrome, "#play").await;
     s.start("domineering", "solver").await;
     assert_eq!(s.text("#status").await, "Vertical to move");
+    // The start field's example is written the way this game writes a position.
+    assert_eq!(
+        s.text("#position-hint").await,
+        "(optional: the moves so far, e.g. a3d3c3a5)"
+    );
     assert_eq!(
         s.eval::<usize>("document.querySelectorAll('#board .cell').length")
             .await,

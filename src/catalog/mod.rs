@@ -161,6 +161,9 @@ pub struct Facts {
     /// Whether it has a `rules` player.
     pub rules_player: bool,
     pub page_engines: [&'static str; 2],
+    /// A few moves from the start as the game writes a position: the page's example of where
+    /// a game may start from.
+    pub example_position: String,
     #[serde(skip)]
     pub presets: PresetFamily,
 }
@@ -185,9 +188,30 @@ impl Facts {
             other_moves: (on_board..G::NUM_ACTIONS).map(text).collect(),
             rules_player: G::rules_agent().is_some(),
             page_engines: G::PAGE_ENGINES,
+            example_position: example_position(&start, EXAMPLE_PLIES),
             presets: G::PRESETS,
         }
     }
+}
+
+/// Plies of [`Facts::example_position`].
+const EXAMPLE_PLIES: usize = 4;
+
+/// `plies` moves from `start` (fewer if the game ends first), each a different legal one from
+/// the middle of the list on, written as the game's `parse_position` reads them.
+fn example_position<G: Game>(start: &G, plies: usize) -> String {
+    let mut pos = start.clone();
+    let mut text = String::new();
+    for ply in 0..plies {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let m = legal[(legal.len() / 2 + ply) % legal.len()];
+        text.push_str(&pos.format_move(m));
+        pos.play(m);
+    }
+    text
 }
 
 impl GameKind {
@@ -279,6 +303,11 @@ mod tests {
         assert_eq!(ttt.moves[8], "9");
         assert!(ttt.rules_player && !othello.rules_player);
         assert_eq!(side_name::<TicTacToe>(Player::Second), "O");
+        let examples: Vec<String> = GameKind::ALL
+            .into_iter()
+            .map(|kind| kind.facts().example_position)
+            .collect();
+        assert_eq!(examples, ["4567", "5781", "d3d4b1c1", "a3d3c3a5"]);
     }
 
     #[test]

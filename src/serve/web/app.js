@@ -116,6 +116,7 @@ function fillPlayers() {
   $("opponent").value = defaultOpponent(game);
   $("engine-a").value = defaultOpponent(game);
   $("engine-b").value = pageEngines(game)[1];
+  $("position-hint").textContent = "(optional: the moves so far" + (g ? ", e.g. " + g.example_position : "") + ")";
   showSimsFields();
 }
 
