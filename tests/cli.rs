@@ -67,6 +67,18 @@ fn bad_players_and_games_are_clear_errors() {
         "at least 1",
     );
     fails_with(
+        &[
+            "arena",
+            "--game",
+            "domineering",
+            "random",
+            "random",
+            "--opening-plies",
+            "30",
+        ],
+        "--opening-plies 30 is past the end of a Domineering game (at most 12 plies)",
+    );
+    fails_with(
         &["cycle", "--game", "connect4", "--preset", "huge"],
         "unknown preset",
     );

@@ -68,6 +68,16 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 fn run_for<G: Catalogued>(args: &Args) -> Result<()> {
+    // An opening that long would reach the end of every game: the players would play none.
+    if args.opening_plies as usize >= G::MAX_PLIES {
+        anyhow::bail!(
+            "--opening-plies {} is past the end of a {} game (at most {} plies): use fewer than {}",
+            args.opening_plies,
+            G::TITLE,
+            G::MAX_PLIES,
+            G::MAX_PLIES
+        );
+    }
     let ctx = BuildContext {
         random_plies: args.random_plies,
         ..args.net.context::<G>()?
