@@ -21,7 +21,8 @@ pub struct Args {
     /// A position as the columns played, 1-7 (e.g. 4453); without one, positions are read from
     /// stdin, one a line, and printed back as `POSITION SCORE`.
     position: Option<String>,
-    /// Only win, draw or loss (score 1, 0 or -1): much faster.
+    /// Only win, draw or loss (score 1, 0 or -1): much faster. Searched every time: the book
+    /// and the cache hold exact scores, so a weak answer neither reads nor adds to them.
     #[arg(long)]
     weak: bool,
     /// Solve every position of a test file (lines `POSITION SCORE`) with a cleared table and no

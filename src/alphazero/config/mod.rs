@@ -207,8 +207,8 @@ pub struct GradeConfig {
 impl Default for GradeConfig {
     fn default() -> Self {
         GradeConfig {
-            // Connect Four at the cpu preset (64 simulations, 2 cores): the network alone on
-            // all 800 positions takes 0.5 s, search on 400 of them 5 s, 5% of an iteration.
+            // Every position with the network alone, which is cheap; search, about 20 times
+            // dearer a position, on half of Connect Four's 800 (docs/configuration.md).
             net_positions: 1000,
             search_positions: 400,
         }
