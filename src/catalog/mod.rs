@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::agent::Agent;
 use crate::arena::grading::{small_game_set, EvalSet, SMALL_SET_POSITIONS, SMALL_SET_SEED};
-use crate::games::{Game, GameKind, Move, Player};
+use crate::games::{position_string, Game, GameKind, Move, Player};
 use crate::search::mcts::SearchKind;
 use crate::solvers::exact::Exact;
 use crate::solvers::exhaustive::{SolveTable, SolverAgent};
@@ -188,7 +188,7 @@ impl Facts {
             other_moves: (on_board..G::NUM_ACTIONS).map(text).collect(),
             rules_player: G::rules_agent().is_some(),
             page_engines: G::PAGE_ENGINES,
-            example_position: example_position(&start, EXAMPLE_PLIES),
+            example_position: example_position::<G>(EXAMPLE_PLIES),
             presets: G::PRESETS,
         }
     }
@@ -197,21 +197,21 @@ impl Facts {
 /// Plies of [`Facts::example_position`].
 const EXAMPLE_PLIES: usize = 4;
 
-/// `plies` moves from `start` (fewer if the game ends first), each a different legal one from
-/// the middle of the list on, written as the game's `parse_position` reads them.
-fn example_position<G: Game>(start: &G, plies: usize) -> String {
-    let mut pos = start.clone();
-    let mut text = String::new();
+/// `plies` moves from the start (fewer if the game ends first), each a different legal one
+/// from the middle of the list on, written as the game writes a position.
+fn example_position<G: Game>(plies: usize) -> String {
+    let mut pos = G::new();
+    let mut moves = Vec::new();
     for ply in 0..plies {
         let legal = pos.legal_moves();
         if legal.is_empty() {
             break;
         }
         let m = legal[(legal.len() / 2 + ply) % legal.len()];
-        text.push_str(&pos.format_move(m));
         pos.play(m);
+        moves.push(m);
     }
-    text
+    position_string::<G>(&moves)
 }
 
 impl GameKind {

@@ -17,7 +17,7 @@ use super::terminal_board::{colour_wanted, draw, new_stones};
 use crate::agent::{Agent, Analysis};
 use crate::catalog::Catalogued;
 use crate::core::rng::mix64;
-use crate::games::{Game, GameKind, Move, Outcome, Player};
+use crate::games::{position_string, Game, GameKind, Move, Outcome, Player};
 use crate::nn::{InferenceNet, Net, Shape};
 use crate::players::{BuildContext, PlayerSpec};
 use tch::Device;
@@ -317,17 +317,6 @@ impl<G: Catalogued> Table<G> {
         writeln!(out, "{verdict} The game as a position: {line}")?;
         Ok(())
     }
-}
-
-/// The moves from the start written one after another, as `parse_position` reads them.
-fn position_string<G: Game>(moves: &[Move]) -> String {
-    let mut pos = G::new();
-    let mut s = String::new();
-    for &m in moves {
-        s.push_str(&pos.format_move(m));
-        pos.play(m);
-    }
-    s
 }
 
 /// A typed line as a command or a legal move; otherwise why not.

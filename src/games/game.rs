@@ -171,3 +171,14 @@ pub trait Game: Clone + Debug + Send + Sync + PartialEq + Eq + Hash + 'static {
         Self::PLANES * Self::cells()
     }
 }
+
+/// The moves from the start written one after another, as [`Game::parse_position`] reads them.
+pub fn position_string<G: Game>(moves: &[Move]) -> String {
+    let mut pos = G::new();
+    let mut s = String::new();
+    for &m in moves {
+        s.push_str(&pos.format_move(m));
+        pos.play(m);
+    }
+    s
+}

@@ -21,7 +21,7 @@ pub mod tictactoe;
 
 pub use connect4::Connect4;
 pub use domineering::Domineering;
-pub use game::{Game, GameError, Outcome, Player};
+pub use game::{position_string, Game, GameError, Outcome, Player};
 pub use kind::GameKind;
 pub use moves::{Move, Moves};
 pub use othello4::Othello4;
